@@ -1,0 +1,1 @@
+"""The `interview` command line. Each command group lives in its own module."""
