@@ -60,7 +60,9 @@ class Cues(_Strict):
     @model_validator(mode="after")
     def _need_in_range(self) -> Cues:
         if self.need is not None and not 1 <= self.need <= len(self.groups):
-            raise ValueError(f"need={self.need} must be between 1 and {len(self.groups)} (the number of groups)")
+            raise ValueError(
+                f"need={self.need} must be between 1 and {len(self.groups)} (the number of groups)"
+            )
         return self
 
     @property

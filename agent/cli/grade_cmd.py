@@ -1,0 +1,101 @@
+"""`interview grade PATH… [--out DIR] [--format json|md] [--judge embedded|vllm|auto]`."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from agent.grading import Outcome, find_transcripts, grade_files, report_json
+from agent.render import report_markdown
+from agent.rubric import RubricError, load_rubric
+
+
+class Format(StrEnum):
+    json = "json"
+    md = "md"
+
+
+class JudgeKind(StrEnum):
+    embedded = "embedded"
+    vllm = "vllm"
+    auto = "auto"
+
+
+def grade(
+    paths: Annotated[list[Path], typer.Argument(help="transcript files or folders of *.json")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="folder for the reports (default: stdout)")
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="json or md")] = Format.json,
+    judge: Annotated[JudgeKind, typer.Option("--judge", help="embedded, vllm or auto")] = JudgeKind.auto,
+) -> None:
+    """Grade recorded transcripts: one report each, a summary table; bad files are named and skipped."""
+    err = Console(stderr=True)
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        err.print(f"[red]error:[/] no such file or folder: {', '.join(map(str, missing))}")
+        raise typer.Exit(2)
+    try:
+        rubric = load_rubric()
+    except RubricError as e:
+        err.print(f"[red]rubric error:[/] {e}")
+        raise typer.Exit(2) from e
+    from agent.judge.factory import make_judge
+
+    jd, info, why = make_judge(judge.value, rubric)
+    if why:
+        err.print(f"[yellow]judge:[/] {why}")
+    files = list(find_transcripts(paths))
+    if not files:
+        err.print("[red]error:[/] no transcripts found (folders are searched for *.json)")
+        raise typer.Exit(2)
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+
+    def emit(o: Outcome) -> None:
+        if o.error:
+            err.print(f"[red]✗[/] {o.error}")
+            return
+        assert o.report is not None
+        text = report_json(o.report) if fmt is Format.json else report_markdown(o.report, rubric)
+        if out:
+            (out / f"{o.source.stem}.{fmt.value}").write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+
+    with Progress(console=err, transient=True, disable=not err.is_terminal) as prog:
+        task = prog.add_task("grading", total=len(files))
+
+        def done(o: Outcome) -> None:
+            emit(o)
+            prog.advance(task)
+
+        outcomes = grade_files(rubric, files, judge=jd, info=info, on_done=done)
+
+    table = Table(title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}")
+    for col in ("transcript", "rounds", "total", "flags", "status"):
+        table.add_column(col)
+    for o in outcomes:
+        if o.report:
+            r = o.report
+            table.add_row(
+                r.id,
+                ", ".join(f"{x.round}={x.total}" for x in r.rounds),
+                f"{sum(x.total for x in r.rounds)}/{25 * len(r.rounds)}",
+                ", ".join(sorted({f for x in r.rounds for f in x.flags})) or "—",
+                "ok",
+            )
+        else:
+            table.add_row(o.source.name, "—", "—", "—", "[red]failed[/]")
+    err.print(table)
+    failed = sum(1 for o in outcomes if o.error)
+    if failed:
+        err.print(f"[red]{failed} of {len(outcomes)} failed[/]")
+        raise typer.Exit(1)

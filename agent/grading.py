@@ -1,0 +1,99 @@
+"""Grading transcripts: one report per transcript, a batch that goes on past a bad file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.judge import capacity
+from agent.judge.assessment import assess_answer
+from agent.judge.base import Judge
+from agent.judge.checks import PathChecker
+from agent.judge.scoring import risks_and_actions
+from agent.report import JudgeInfo, Report, RoundAssessment
+from agent.rubric.loader import Rubric
+from agent.transcript import Transcript, TranscriptError, load_transcript
+
+
+def grade_transcript(
+    rubric: Rubric,
+    t: Transcript,
+    *,
+    judge: Judge | None = None,
+    info: JudgeInfo | None = None,
+    path_checker: PathChecker | None = None,
+) -> Report:
+    rounds: list[RoundAssessment] = []
+    for r in t.rounds:
+        params = (
+            capacity.variant(r.variant_seed).params
+            if r.round == "capacity" and r.variant_seed is not None
+            else None
+        )
+        rounds.append(
+            assess_answer(
+                rubric,
+                r.round,
+                r.candidate_text(),
+                t.language,
+                judge=judge,
+                info=info,
+                path_checker=path_checker,
+                capacity_params=params,
+            )
+        )
+    risks, actions = risks_and_actions(rubric, rounds, t.language)
+    base = info or rounds[0].judge
+    assert base is not None
+    fallback = any(r.judge is not None and r.judge.fallback for r in rounds)
+    judge_info = base.model_copy(update={"fallback": fallback}) if fallback != base.fallback else base
+    return Report(
+        id=t.id, judge=judge_info, rounds=rounds, risks=risks, next_actions=actions, language=t.language
+    )
+
+
+def find_transcripts(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files as given; folders searched for *.json, sorted, so a batch is reproducible."""
+    for p in paths:
+        if p.is_dir():
+            yield from sorted(x for x in p.rglob("*.json") if x.is_file())
+        else:
+            yield p
+
+
+@dataclass
+class Outcome:
+    source: Path
+    report: Report | None = None
+    error: str | None = None
+
+
+def grade_files(
+    rubric: Rubric,
+    files: list[Path],
+    *,
+    judge: Judge | None = None,
+    info: JudgeInfo | None = None,
+    path_checker: PathChecker | None = None,
+    on_done: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on."""
+    outcomes: list[Outcome] = []
+    for f in files:
+        try:
+            t = load_transcript(f)
+            o = Outcome(
+                f, report=grade_transcript(rubric, t, judge=judge, info=info, path_checker=path_checker)
+            )
+        except TranscriptError as e:
+            o = Outcome(f, error=str(e))
+        outcomes.append(o)
+        if on_done:
+            on_done(o)
+    return outcomes
+
+
+def report_json(r: Report) -> str:
+    return json.dumps(r.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,81 @@
+"""One answer through the judge: checks, checklist, verification, score. Live and batch both call this."""
+
+from __future__ import annotations
+
+from agent.judge import capacity
+from agent.judge.base import Fill, Judge, JudgeUnavailable
+from agent.judge.checklist import Checklist
+from agent.judge.checks import PathChecker, injected, run_checks
+from agent.judge.embedded import EmbeddedJudge
+from agent.judge.matching import quote_in, sentences
+from agent.judge.scoring import score_round
+from agent.report import JudgeInfo, RoundAssessment
+from agent.rubric.loader import Rubric
+from agent.rubric.model import Lang, RoundId
+
+
+def verify(fill: Fill, answer: str) -> Fill:
+    """Every quote must occur verbatim (whitespace aside) in the answer, or its item is not covered."""
+    items = [
+        i
+        if not i.covered or (i.quote and quote_in(i.quote, answer))
+        else i.model_copy(update={"covered": False, "note": "quote not found verbatim in the answer"})
+        for i in fill.items
+    ]
+    strong = [
+        s
+        if not s.present or (s.quote and quote_in(s.quote, answer))
+        else s.model_copy(update={"present": False})
+        for s in fill.strong
+    ]
+    # a weak signal the model reports stays reported only with a real quote, too
+    weak = [
+        s
+        if not s.present or (s.quote and quote_in(s.quote, answer))
+        else s.model_copy(update={"present": False})
+        for s in fill.weak
+    ]
+    return Fill(items=items, strong=strong, weak=weak, holistic=fill.holistic)
+
+
+def assess_answer(
+    rubric: Rubric,
+    round_id: RoundId,
+    answer: str,
+    lang: Lang,
+    *,
+    judge: Judge | None = None,
+    info: JudgeInfo | None = None,
+    path_checker: PathChecker | None = None,
+    capacity_params: capacity.CapacityParams | None = None,
+) -> RoundAssessment:
+    """Assess one round's answer. A judge that fails falls back to the embedded judge, flagged."""
+    judge = judge or EmbeddedJudge()
+    info = info or JudgeInfo(kind="embedded", model=EmbeddedJudge.model, rubric_version=rubric.version)
+    all_sents = sentences(answer)
+    checks = run_checks(
+        round_id,
+        answer,
+        rubric.lexicon,
+        path_checker=path_checker,
+        capacity_params=capacity_params,
+        sents=all_sents,
+    )
+    inj = {s.idx for s in injected(all_sents, rubric.lexicon)}
+    clean = [s for s in all_sents if s.idx not in inj]
+    try:
+        fill = judge.fill(rubric, round_id, answer, lang, checks, clean)
+    except JudgeUnavailable as e:
+        fill = EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, clean)
+        info = info.model_copy(update={"fallback": True, "fallback_reason": str(e)[:300]})
+    fill = verify(fill, answer)
+    checklist = Checklist(
+        round=round_id,
+        language=lang,
+        items=fill.items,
+        strong=fill.strong,
+        weak=fill.weak,
+        checks=checks,
+        holistic=fill.holistic,
+    )
+    return score_round(rubric, checklist, info, lang)

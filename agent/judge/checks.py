@@ -1,0 +1,148 @@
+"""Deterministic checks on an answer: the evidence behind every flag a report can carry.
+
+Term lists live in rubrics/lexicon.yaml; this module only applies them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agent.judge import capacity
+from agent.judge.checklist import Checks, NumberFinding, PathFinding
+from agent.judge.matching import Sentence, any_term, first_term, sentences
+
+PathChecker = Callable[[str], PathFinding]
+
+_NUMBER = re.compile(r"(?<![\w.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
+_PATH = re.compile(r"(?<![\w/])vllm/[A-Za-z0-9_./{},\-]*[A-Za-z0-9_/}](?:(?:::?|\.)[A-Z_a-z][\w.]*)?")
+_ARITH = re.compile(r"[=≈×*/÷]|\bx\b")
+
+
+def injected(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[Sentence]:
+    """Sentences addressed to a grader or model (never instructions: flagged, and they count for nothing)."""
+    return [s for s in sents if any_term(s.lower, lex["injection"])]
+
+
+def _unit_after(text: str, end: int, units: Sequence[str]) -> bool:
+    tail = text[end : end + 12].lower() + " "
+    return any(tail.lstrip().startswith(u.strip()) or tail.startswith(u) for u in units)
+
+
+def numbers(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[NumberFinding]:
+    """Quantities (numbers with a unit) and the label their sentence (or the one before) gives them."""
+    labels: dict[str, list[str]] = lex["number_labels"]
+    out: list[NumberFinding] = []
+    for k, s in enumerate(sents):
+        prev = sents[k - 1].lower if k > 0 else ""
+        for m in _NUMBER.finditer(s.text):
+            if not _unit_after(s.text, m.end(), lex["quantity_units"]):
+                continue
+            label = None
+            for name in ("observed", "estimated", "given", "derived"):
+                if any_term(s.lower, labels[name]) or any_term(prev, labels[name]):
+                    label = name
+                    break
+            if label is None and _ARITH.search(s.text):
+                label = "derived"
+            out.append(NumberFinding(text=m.group(0), label=label, sentence=s.text))  # type: ignore[arg-type]
+    return out
+
+
+def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
+    """Measured-sounding claims with a number and no artifact, conditions or 'not collected' nearby."""
+    out: list[str] = []
+    for k, s in enumerate(sents):
+        if not any_term(s.lower, lex["measured_claims"]):
+            continue
+        if not re.search(r"\d", s.text):
+            continue
+        near = " ".join(x.lower for x in sents[max(0, k - 1) : k + 2])
+        if not any_term(near, lex["artifacts"]):
+            out.append(s.text)
+    return out
+
+
+def cited_paths(text: str) -> list[str]:
+    seen: list[str] = []
+    for m in _PATH.finditer(text):
+        p = m.group(0).rstrip(".,;:)")
+        if p not in seen:
+            seen.append(p)
+    return seen
+
+
+def default_path_checker() -> PathChecker:
+    from agent.knowledge.paths import check_path
+
+    def run(cited: str) -> PathFinding:
+        r = check_path(cited)
+        return PathFinding(cited=cited, status=r.status.value, detail=r.reason)
+
+    return run
+
+
+def mutation_before_evidence(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:
+    """The first sentence that changes the system before any sentence gathers evidence, if any."""
+    for s in sents:
+        if any_term(s.lower, lex["evidence_gathering"]):
+            return None
+        if (
+            any_term(s.lower, lex["mutation"])
+            and not any_term(s.lower, lex["containment"])
+            and not any_term(s.lower, lex["negation"])
+        ):
+            return s.text
+    return None
+
+
+def honest_unknown(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:
+    """'I don't know' followed (same or next sentence) by how one would find out."""
+    for k, s in enumerate(sents):
+        if any_term(s.lower, lex["dont_know"]):
+            near = " ".join(x.lower for x in sents[k : k + 2])
+            if any_term(near, lex["find_out"]):
+                return " ".join(x.text for x in sents[k : k + 2])
+    return None
+
+
+def run_checks(
+    round_id: str,
+    answer: str,
+    lex: dict[str, Any],
+    *,
+    path_checker: PathChecker | None = None,
+    capacity_params: capacity.CapacityParams | None = None,
+    sents: Sequence[Sentence] | None = None,
+) -> Checks:
+    """All deterministic checks of one round's answer."""
+    all_sents = list(sents) if sents is not None else sentences(answer)
+    inj = injected(all_sents, lex)
+    inj_ids = {s.idx for s in inj}
+    clean = [s for s in all_sents if s.idx not in inj_ids]
+    lower = " ".join(s.lower for s in clean)
+
+    nums = numbers(clean, lex)
+    paths: list[PathFinding] = []
+    cited = cited_paths(" ".join(s.text for s in clean))
+    if cited:
+        checker = path_checker or default_path_checker()
+        paths = [checker(c) for c in cited]
+
+    checks = Checks(
+        numbers=nums,
+        unlabeled_numbers=[n.text for n in nums if n.label is None],
+        fabricated=fabricated(clean, lex),
+        injection=[s.text for s in inj],
+        paths=paths,
+        happy_path_only=not (any_term(lower, lex["failure_boundary"]) or any_term(lower, lex["rollback"])),
+        mutation_before_evidence=mutation_before_evidence(clean, lex) if round_id == "incident" else None,
+        no_alternative=round_id in lex.get("alternative_required_in", [])
+        and not any_term(lower, lex["alternative"]),
+        asked_for_inputs=first_term(lower, lex["asks_for_inputs"]) is not None,
+        honest_unknown=honest_unknown(clean, lex),
+    )
+    if round_id == "capacity":
+        checks.capacity = capacity.check_answer(" ".join(s.text for s in clean), capacity_params)
+    return checks

@@ -1,0 +1,48 @@
+"""The embedded judge: no LLM at all. Fills the checklist from the rubric's cue terms.
+
+Always available; the report says when it is the one that scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.judge.base import Fill
+from agent.judge.checklist import Checks, ItemFinding, SignalFinding
+from agent.judge.matching import Sentence, match_cues
+from agent.rubric.loader import Rubric
+from agent.rubric.model import Lang, RoundId
+
+EMBEDDED_MODEL = "embedded-cues-v1"
+
+
+class EmbeddedJudge:
+    kind = "embedded"
+    model = EMBEDDED_MODEL
+
+    def fill(
+        self,
+        rubric: Rubric,
+        round_id: RoundId,
+        answer: str,
+        lang: Lang,
+        checks: Checks,
+        sents: Sequence[Sentence],
+    ) -> Fill:
+        items = []
+        for it in rubric.evidence(round_id):
+            m = match_cues(it.cues, answer, sents)
+            items.append(ItemFinding(id=it.id, covered=m.found, quote=m.quote if m.found else None))
+        strong = []
+        for s in rubric.strong_signals(round_id):
+            m = match_cues(s.cues, answer, sents)
+            strong.append(
+                SignalFinding(id=s.id, kind="strong", present=m.found, quote=m.quote if m.found else None)
+            )
+        weak = []
+        for s in rubric.weak_signals(round_id):
+            m = match_cues(s.cues, answer, sents)
+            weak.append(
+                SignalFinding(id=s.id, kind="weak", present=m.found, quote=m.quote if m.found else None)
+            )
+        return Fill(items=items, strong=strong, weak=weak)

@@ -1,0 +1,213 @@
+"""The one scoring function: a verified checklist becomes five 1-5 scores.
+
+Both judges call `score_round`. A level comes from how much of a dimension's expected evidence
+the answer covers (with quotes), moved by strong and weak signals, then bounded by the gates.
+A model's holistic score, when present, is kept only within the band the checklist supports.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.judge.checklist import Checklist
+from agent.judge.gates import Bounds, GateContext, apply_gates
+from agent.report import DimensionScore, JudgeInfo, RoundAssessment
+from agent.rubric.loader import Rubric
+from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Lang, Round
+
+
+def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
+    """Flags the checks raise before scoring (accuracy_1 / validation_1 come after)."""
+    c = checklist.checks
+    th = lex.get("flag_thresholds", {})
+    flags: set[str] = set()
+    if c.happy_path_only:
+        flags.add("happy_path_only")
+    if len(c.unlabeled_numbers) >= int(th.get("unlabeled_numbers", 2)):
+        flags.add("unlabeled_numbers")
+    if c.fabricated:
+        flags.add("fabricated_metrics")
+    if c.injection:
+        flags.add("prompt_injection")
+    if any(p.status in ("missing", "symbol_missing") for p in c.paths):
+        flags.add("nonexistent_path")
+    if c.mutation_before_evidence:
+        flags.add("mutation_before_evidence")
+    if c.no_alternative:
+        flags.add("no_alternative")
+    if c.capacity is not None and c.capacity.verdict == "unit_or_sharding_error":
+        flags.add("unit_error")
+    return flags
+
+
+def _level(coverage: float, strong: int, has_strong: bool, cfg: dict[str, Any]) -> int:
+    levels = {int(k): float(v) for k, v in cfg["coverage_levels"].items()}
+    level = 1
+    for lv in sorted(levels):
+        if coverage >= levels[lv]:
+            level = lv
+    if level == 5 and not (strong > 0 or (not has_strong and coverage >= float(cfg["five_without_signal"]))):
+        level = 4
+    if level in (2, 3) and strong > 0:
+        level += min(strong, int(cfg["strong_bonus_max"]))
+    return level
+
+
+def score_round(
+    rubric: Rubric,
+    checklist: Checklist,
+    judge: JudgeInfo | None = None,
+    lang: Lang | None = None,
+) -> RoundAssessment:
+    """Turn a verified checklist into the round's assessment (scores, flags, quotes, follow-ups)."""
+    lang = lang or checklist.language
+    rnd: Round = rubric.round(checklist.round)
+    lex = rubric.lexicon
+    cfg = lex["scoring"]
+    items: list[EvidenceItem] = rubric.evidence(rnd.id)
+    found = {f.id: f for f in checklist.items}
+    covered = checklist.covered()
+    strong_defs = {s.id: s for s in rubric.strong_signals(rnd.id)}
+    weak_defs = {s.id: s for s in rubric.weak_signals(rnd.id)}
+    strong_present = [s for s in checklist.strong if s.present and s.id in strong_defs]
+    weak_present = [s for s in checklist.weak if s.present and s.id in weak_defs]
+
+    flags = flags_of(checklist, lex)
+    bounds = Bounds()
+    for w in weak_present:
+        cap = weak_defs[w.id].cap
+        if cap is not None:
+            for d in weak_defs[w.id].dimensions:
+                bounds.cap(d, cap, f"weak signal {w.id}")
+    ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
+    apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
+
+    dims: list[DimensionScore] = []
+    scores: dict[Dimension, int] = {}
+    quotes: dict[Dimension, list[str]] = {}
+    band_width = int(cfg["band"])
+    for d in DIMENSIONS:
+        mine = [i for i in items if d in i.dimensions]
+        total_w = sum(i.weight for i in mine) or 1.0
+        cov = sum(i.weight for i in mine if i.id in covered) / total_w
+        n_strong = sum(1 for s in strong_present if d in strong_defs[s.id].dimensions)
+        has_strong = any(d in s.dimensions for s in strong_defs.values())
+        level = _level(cov, n_strong, has_strong, cfg)
+        n_weak = [s for s in weak_present if d in weak_defs[s.id].dimensions and weak_defs[s.id].cap is None]
+        level = max(1, level - min(len(n_weak), int(cfg["weak_penalty_max"])))
+        upper = bounds.upper(d)
+        lo, hi = max(1, level - band_width), min(5, level + band_width, max(1, upper))
+        lo = min(lo, hi)
+        score = level
+        holistic = checklist.holistic.get(d)
+        if holistic is not None:
+            score = min(max(holistic.score, lo), hi)
+        score, applied = bounds.apply(d, score)
+        scores[d] = score
+        q = [found[i.id].quote for i in mine if i.id in covered and found[i.id].quote]
+        q += [s.quote for s in strong_present if d in strong_defs[s.id].dimensions and s.quote]
+        quotes[d] = list(dict.fromkeys(x for x in q if x))[:4]
+        got = [i.text.get(lang) for i in mine if i.id in covered]
+        miss = [i.text.get(lang) for i in mine if i.id not in covered]
+        reason_parts = [f"{len(got)}/{len(mine)} expected items covered ({cov:.0%})"]
+        if n_strong:
+            reason_parts.append(f"{n_strong} strong signal(s)")
+        if n_weak:
+            reason_parts.append("weak: " + ", ".join(w.id for w in n_weak))
+        if holistic is not None:
+            reason_parts.append(f"model said {holistic.score} ({holistic.reason})")
+        if miss:
+            reason_parts.append("missing: " + "; ".join(miss[:3]))
+        level_text = next(lv.text.get(lang) for lv in rubric.dimensions[d].levels if lv.level == score)
+        dims.append(
+            DimensionScore(
+                dimension=d,
+                score=score,
+                level=level_text,
+                reason="; ".join(reason_parts),
+                quotes=quotes[d],
+                band=(lo, hi),
+                caps=applied,
+            )
+        )
+
+    if scores["accuracy"] == 1:
+        flags.add("accuracy_1")
+    if scores["validation"] == 1:
+        flags.add("validation_1")
+    if judge is not None and judge.fallback:
+        flags.add("judge_fallback")
+
+    notes = list(bounds.notes)
+    passed: bool | None = None
+    msgs = lex["messages"]
+    title = rnd.title.get(lang)
+    if bounds.pass_rule is not None:
+        pd, pmin = bounds.pass_rule
+        passed = scores[pd] >= pmin
+        if not passed:
+            notes.append(
+                msgs["not_passed"][lang].format(round=title, dimension=pd, min=pmin, score=scores[pd])
+            )
+    if bounds.senior_rule is not None:
+        sdims, smin = bounds.senior_rule
+        if any(scores[d] < smin for d in sdims):
+            notes.append(msgs["senior_bar"][lang].format(dimensions=", ".join(sdims), min=smin))
+    if checklist.checks.honest_unknown:
+        notes.append(msgs["honest_unknown"][lang])
+
+    missing_items = [i for i in items if i.id not in covered]
+    missing_ids = {i.id for i in missing_items}
+    ranked = sorted(
+        ((len(missing_ids & set(f.probes)), k, f) for k, f in enumerate(rnd.followups)),
+        key=lambda t: (-t[0], t[1]),
+    )
+    followups = [f.text.get(lang) for n, _, f in ranked if n > 0][:3]
+
+    weights = {d: float(rnd.weights.get(d, 1.0)) for d in DIMENSIONS}
+    weighted = sum(weights[d] * scores[d] for d in DIMENSIONS) / sum(weights.values()) * len(DIMENSIONS)
+
+    return RoundAssessment(
+        round=rnd.id,
+        scores=scores,
+        total=sum(scores.values()),
+        flags=sorted(flags),  # type: ignore[arg-type]
+        quotes={d: quotes[d] for d in DIMENSIONS if quotes[d]},
+        missing_evidence=[i.text.get(lang) for i in missing_items],
+        next_followups=followups,
+        judge=judge,
+        dimensions=dims,
+        passed=passed,
+        notes=notes,
+        weighted=round(weighted, 2),
+        checklist=checklist,
+    )
+
+
+def risks_and_actions(
+    rubric: Rubric, rounds: list[RoundAssessment], lang: Lang
+) -> tuple[list[str], list[str]]:
+    """Risks (any accuracy 1 or validation 1, on their own) and the two lowest dimensions as actions."""
+    msgs = rubric.lexicon["messages"]
+    templates = rubric.lexicon["next_actions"]
+    risks: list[str] = []
+    actions: list[str] = []
+    for ra in rounds:
+        rnd = rubric.round(ra.round)
+        title = rnd.title.get(lang)
+        risky: tuple[Dimension, ...] = ("accuracy", "validation")
+        for d in risky:
+            if ra.scores[d] == 1:
+                risks.append(msgs["risk"][lang].format(round=title, dimension=rubric.dimensions[d].title.get(lang)))
+        order = {d: k for k, d in enumerate(DIMENSIONS)}
+        lowest = sorted(DIMENSIONS, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[
+            :2
+        ]
+        items = rubric.evidence(rnd.id)
+        covered = ra.checklist.covered() if ra.checklist else set()
+        for d in lowest:
+            miss = [i.text.get(lang) for i in items if d in i.dimensions and i.id not in covered][:2]
+            sep = "；" if lang == "zh" else "; "
+            listed = sep.join(miss) if miss else ("—")
+            actions.append(templates[d][lang].format(round=title, items=listed))
+    return risks, actions
