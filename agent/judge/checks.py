@@ -17,7 +17,7 @@ PathChecker = Callable[[str], PathFinding]
 
 _NUMBER = re.compile(r"(?<![\w.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
 _PATH = re.compile(r"(?<![\w/])vllm/[A-Za-z0-9_./{},\-]*[A-Za-z0-9_/}](?:(?:::?|\.)[A-Z_a-z][\w.]*)?")
-_ARITH = re.compile(r"[=≈×*/÷]|\bx\b")
+_ARITH = re.compile(r"[=≈×*÷]|\s/\s|\d\s*x\s*\d")
 
 
 def injected(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[Sentence]:

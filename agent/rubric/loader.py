@@ -69,7 +69,7 @@ class Rubric:
     def round(self, round_id: str) -> Round:
         if round_id not in self.rounds:
             raise KeyError(f"unknown round {round_id!r}; known rounds: {', '.join(self.rounds)}")
-        return self.rounds[round_id]  # type: ignore[index]
+        return self.rounds[round_id]
 
     def evidence(self, round_id: str) -> list[EvidenceItem]:
         r = self.round(round_id)
@@ -93,6 +93,15 @@ def _version(root: Path) -> str:
         h.update(p.read_bytes())
         h.update(b"\0")
     return "rubric-" + h.hexdigest()[:12]
+
+
+def load_lexicon(root: Path | None = None) -> dict[str, Any]:
+    """rubrics/lexicon.yaml: the term lists and scoring policy the deterministic checks read."""
+    lex_path = (root or repo_root() / "rubrics") / "lexicon.yaml"
+    lexicon = _read_yaml(lex_path)
+    if not isinstance(lexicon, dict):
+        raise RubricError(f"{lex_path}: expected a mapping of lexicon names to term lists")
+    return lexicon
 
 
 def load_rubric(root: Path | None = None) -> Rubric:
@@ -123,10 +132,7 @@ def load_rubric(root: Path | None = None) -> Rubric:
         rounds[rid] = r
     nar_path = root / "narrative.yaml"
     narrative = _validate(Narrative, _read_yaml(nar_path), nar_path)
-    lex_path = root / "lexicon.yaml"
-    lexicon = _read_yaml(lex_path)
-    if not isinstance(lexicon, dict):
-        raise RubricError(f"{lex_path}: expected a mapping of lexicon names to term lists")
+    lexicon = load_lexicon(root)
     return Rubric(
         root=root,
         dimensions=dims,

