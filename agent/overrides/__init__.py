@@ -1,0 +1,19 @@
+"""The append-only log of human score overrides, and the effective scores it yields."""
+
+from agent.overrides.effective import EffectiveScore, effective_scores, effective_totals
+from agent.overrides.export import to_csv, to_jsonl
+from agent.overrides.log import COLUMNS, NewOverride, Override, OverrideLog, OverrideLogError, default_path
+
+__all__ = [
+    "COLUMNS",
+    "EffectiveScore",
+    "NewOverride",
+    "Override",
+    "OverrideLog",
+    "OverrideLogError",
+    "default_path",
+    "effective_scores",
+    "effective_totals",
+    "to_csv",
+    "to_jsonl",
+]
