@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,21 +79,44 @@ def grade_files(
     info: JudgeInfo | None = None,
     path_checker: PathChecker | None = None,
     on_done: Callable[[Outcome], None] | None = None,
+    concurrency: int = 1,
 ) -> list[Outcome]:
     """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on."""
-    outcomes: list[Outcome] = []
-    for f in files:
+    def one(f: Path) -> Outcome:
         try:
             t = load_transcript(f)
-            o = Outcome(
-                f, report=grade_transcript(rubric, t, judge=judge, info=info, path_checker=path_checker)
-            )
+            return Outcome(f, report=grade_transcript(rubric, t, judge=judge, info=info, path_checker=path_checker))
         except TranscriptError as e:
-            o = Outcome(f, error=str(e))
-        outcomes.append(o)
-        if on_done:
-            on_done(o)
-    return outcomes
+            return Outcome(f, error=str(e))
+
+    outcomes: list[Outcome] = []
+    if concurrency <= 1:
+        for f in files:
+            o = one(f)
+            outcomes.append(o)
+            if on_done:
+                on_done(o)
+        return outcomes
+    # several transcripts in flight, so a vLLM judge batches them (continuous batching)
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        futures = [pool.submit(one, f) for f in files]
+        for fut in as_completed(futures):
+            o = fut.result()
+            outcomes.append(o)
+            if on_done:
+                on_done(o)
+    order = {f: k for k, f in enumerate(files)}
+    return sorted(outcomes, key=lambda o: order[o.source])
+
+
+def same_provenance(path: Path, info: JudgeInfo) -> bool:
+    """A report already written by the same judge, model, rubric and prompt (a re-run skips it)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))["judge"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    keys = ("kind", "model", "rubric_version", "prompt_hash", "seed", "temperature")
+    return bool(not old.get("fallback")) and all(old.get(k) == getattr(info, k) for k in keys)
 
 
 def report_json(r: Report) -> str:

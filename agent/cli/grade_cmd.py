@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from agent.grading import Outcome, find_transcripts, grade_files, report_json
+from agent.grading import Outcome, find_transcripts, grade_files, report_json, same_provenance
 from agent.render import report_markdown
 from agent.rubric import RubricError, load_rubric
 
@@ -35,6 +35,8 @@ def grade(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="json or md")] = Format.json,
     judge: Annotated[JudgeKind, typer.Option("--judge", help="embedded, vllm or auto")] = JudgeKind.auto,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=0, help="transcripts in flight (0: 8 for vLLM)")] = 0,
+    no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
 ) -> None:
     """Grade recorded transcripts: one report each, a summary table; bad files are named and skipped."""
     err = Console(stderr=True)
@@ -49,7 +51,7 @@ def grade(
         raise typer.Exit(2) from e
     from agent.judge.factory import make_judge
 
-    jd, info, why = make_judge(judge.value, rubric)
+    jd, info, why = make_judge(judge.value, rubric, holistic=not no_holistic)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
     files = list(find_transcripts(paths))
@@ -58,6 +60,12 @@ def grade(
         raise typer.Exit(2)
     if out:
         out.mkdir(parents=True, exist_ok=True)
+        if fmt is Format.json and info.kind == "vllm":
+            done_before = [f for f in files if same_provenance(out / f"{f.stem}.json", info)]
+            files = [f for f in files if f not in done_before]
+            if done_before:
+                err.print(f"skipping {len(done_before)} transcript(s) already graded with the same provenance")
+    workers = concurrency or (8 if info.kind == "vllm" else 1)
 
     def emit(o: Outcome) -> None:
         if o.error:
@@ -77,7 +85,7 @@ def grade(
             emit(o)
             prog.advance(task)
 
-        outcomes = grade_files(rubric, files, judge=jd, info=info, on_done=done)
+        outcomes = grade_files(rubric, files, judge=jd, info=info, on_done=done, concurrency=workers)
 
     table = Table(title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("transcript", "rounds", "total", "flags", "status"):

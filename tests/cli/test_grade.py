@@ -1,0 +1,90 @@
+"""`interview grade` as a user runs it: a real subprocess over a folder of good and bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "transcripts"
+
+
+def _run(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "INTERVIEW_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "agent", *args], capture_output=True, text=True, env=env, timeout=120, cwd=REPO
+    )
+
+
+def _good(tid: str, text: str) -> dict[str, object]:
+    return {"id": tid, "language": "en", "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": text}]}]}
+
+
+@pytest.fixture()
+def batch(tmp_path: Path) -> Path:
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a_good.json").write_text(json.dumps(_good("a", "Paged KV maps tokens to non-contiguous blocks on demand.")))
+    (d / "b_notjson.json").write_text("{oops")
+    (d / "c_round.json").write_text(json.dumps({"id": "c", "rounds": [{"round": "lunch", "turns": []}]}))
+    (d / "d_empty.json").write_text(json.dumps({"id": "d", "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": ""}]}]}))
+    (d / "e_binary.json").write_bytes(b"\x89PNG\x00\x00\x00")
+    (d / "f_huge.json").write_text(json.dumps(_good("f", "x" * 5_100_000)))
+    (d / "g_good.json").write_text(json.dumps(_good("g", "Continuous batching reschedules at each step; if KV runs out it preempts.")))
+    return d
+
+
+def test_bad_files_are_named_and_the_batch_goes_on(batch: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = _run("grade", str(batch), "--out", str(out), "--judge", "embedded", data_dir=tmp_path / "data")
+    assert r.returncode == 1, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["a_good.json", "g_good.json"]
+    for name, needle in [
+        ("b_notjson.json", "not JSON"),
+        ("c_round.json", "unknown round 'lunch'"),
+        ("d_empty.json", "no answer"),
+        ("e_binary.json", "binary"),
+        ("f_huge.json", "over the limit"),
+    ]:
+        line = next((ln for ln in r.stderr.splitlines() if name in ln), "")
+        assert needle in line, (name, r.stderr)
+
+
+def test_reports_match_the_design_contract_and_are_reproducible(tmp_path: Path) -> None:
+    out1, out2 = tmp_path / "o1", tmp_path / "o2"
+    r1 = _run("grade", str(EXAMPLES), "--out", str(out1), "--judge", "embedded", data_dir=tmp_path / "d")
+    r2 = _run("grade", str(EXAMPLES), "--out", str(out2), "--judge", "embedded", data_dir=tmp_path / "d")
+    assert r1.returncode == 0, r1.stderr
+    assert r2.returncode == 0
+    names = sorted(p.name for p in out1.iterdir())
+    assert names == sorted(p.name for p in EXAMPLES.glob("*.json"))
+    for n in names:
+        a, b = (out1 / n).read_text(), (out2 / n).read_text()
+        assert a == b  # the same transcript always gives the same report
+        rep = json.loads(a)
+        assert {"id", "judge", "rounds", "risks", "next_actions"} <= rep.keys()
+        assert {"kind", "model", "rubric_version"} <= rep["judge"].keys()
+        src = json.loads((EXAMPLES / n).read_text())
+        for ra, sr in zip(rep["rounds"], src["rounds"], strict=True):
+            assert {"round", "scores", "total", "flags", "quotes", "missing_evidence", "next_followups"} <= ra.keys()
+            assert set(ra["scores"]) == {"accuracy", "evidence", "tradeoffs", "validation", "communication"}
+            assert ra["total"] == sum(ra["scores"].values())
+            answer = " ".join(" ".join(t["text"].split()) for t in sr["turns"] if t["role"] == "candidate")
+            for qs in ra["quotes"].values():
+                for q in qs:
+                    assert " ".join(q.split()) in answer
+
+
+def test_markdown_reports_and_usage_errors(tmp_path: Path) -> None:
+    out = tmp_path / "md"
+    r = _run("grade", str(EXAMPLES / "t-002.json"), "--out", str(out), "--format", "md", data_dir=tmp_path / "d")
+    assert r.returncode == 0, r.stderr
+    md = (out / "t-002.md").read_text()
+    assert "面试评分报告" in md and "/25" in md
+    assert _run("grade", str(tmp_path / "nope"), data_dir=tmp_path / "d").returncode == 2
+    assert _run("grade", "--format", "xml", str(EXAMPLES), data_dir=tmp_path / "d").returncode == 2
