@@ -1,0 +1,432 @@
+"""The Chroma index of the vLLM source, in `<data dir>/index`.
+
+Layout: `CURRENT` names the live generation folder (`gen-…/`), which holds the Chroma database
+(`chroma/`), `manifest.json` (what was indexed, per-file hashes), `chunks.json` (chunk metadata and
+lexical terms) and `symbols.json` (path -> defined symbols, for `check_path`). A build writes a new
+generation, re-using the embeddings of files whose hash is unchanged, and switches `CURRENT` only
+when everything is written: a failed build leaves the live index as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent import config
+from agent.knowledge.chunker import CHUNKER_VERSION, Chunk, chunk_source, file_symbols
+from agent.knowledge.embedder import Embedder, default_embedder
+from agent.knowledge.lexical import BM25, chunk_terms, tokens
+from agent.knowledge.pin import Pin, load_pin
+from agent.knowledge.snippet import Snippet
+from agent.knowledge.source import Scope, Source, SourceError, relation_to_pin
+from agent.knowledge.terms import map_terms
+
+COLLECTION = "vllm_source"
+SCHEMA = 1
+VECTOR_WEIGHT = 0.6
+"""Fused score = VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * BM25 / best BM25 among candidates."""
+
+Progress = Callable[[str], None]
+
+
+class KnowledgeIndexError(Exception):
+    """The index is missing, busy or unreadable; the message says what to do."""
+
+
+class FileEntry(BaseModel):
+    sha256: str
+    chunks: list[str]
+
+
+class BuildReport(BaseModel):
+    files: int
+    chunks: int
+    embedded_files: int
+    embedded_chunks: int
+    reused_chunks: int
+    removed_files: int
+    seconds: float
+    embed_seconds: float
+    commit: str | None
+    relation_to_pin: str
+
+
+class Manifest(BaseModel):
+    schema_version: int = SCHEMA
+    built_at: str
+    source_kind: str
+    source_location: str
+    commit: str | None
+    version: str | None
+    dirty: bool = False
+    pin_commit: str
+    scope: str
+    embedder: str
+    chunker: str = CHUNKER_VERSION
+    files: dict[str, FileEntry] = Field(default_factory=dict)
+    last_build: BuildReport | None = None
+
+
+class IndexStatus(BaseModel):
+    built: bool
+    location: str
+    source: str | None = None
+    commit: str | None = None
+    version: str | None = None
+    pin_commit: str
+    matches_pin: bool = False
+    relation_to_pin: str = "no index built yet: run `interview index build`"
+    scope: str | None = None
+    files: int = 0
+    chunks: int = 0
+    embedder: str | None = None
+    built_at: str | None = None
+    last_build: BuildReport | None = None
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _client(path: Path) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
+
+
+class SourceIndex:
+    """Build, query and describe the index. One instance caches the open collection and BM25."""
+
+    def __init__(self, root: Path | None = None, *, embedder: Embedder | None = None,
+                 pin: Pin | None = None) -> None:
+        self.root = Path(root) if root else config.data_dir() / "index"
+        self._embedder = embedder
+        self.pin = pin or load_pin()
+        self._gen: str | None = None
+        self._collection: Any = None
+        self._manifest: Manifest | None = None
+        self._chunks: dict[str, dict[str, Any]] = {}
+        self._bm25: BM25 | None = None
+        self._symbols: dict[str, frozenset[str]] | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def current_generation(self) -> Path | None:
+        pointer = self.root / "CURRENT"
+        if not pointer.is_file():
+            return None
+        gen = self.root / pointer.read_text(encoding="utf-8").strip()
+        return gen if (gen / "manifest.json").is_file() else None
+
+    def manifest(self) -> Manifest | None:
+        gen = self.current_generation()
+        if gen is None:
+            return None
+        if self._manifest is None or self._gen != gen.name:
+            self._open(gen)
+        return self._manifest
+
+    def _open(self, gen: Path) -> None:
+        try:
+            manifest = Manifest.model_validate_json((gen / "manifest.json").read_text(encoding="utf-8"))
+            chunks = json.loads((gen / "chunks.json").read_text(encoding="utf-8"))
+            symbols = json.loads((gen / "symbols.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise KnowledgeIndexError(f"index at {gen} is unreadable ({exc}): rebuild with `interview index build`") from exc
+        self._manifest = manifest
+        self._chunks = chunks
+        self._symbols = {p: frozenset(s) for p, s in symbols.items()}
+        self._bm25 = None
+        self._collection = None
+        self._gen = gen.name
+
+    def _require(self) -> tuple[Path, Manifest]:
+        gen = self.current_generation()
+        if gen is None:
+            raise KnowledgeIndexError(f"no index at {self.root}: run `interview index build` first")
+        if self._gen != gen.name or self._manifest is None:
+            self._open(gen)
+        assert self._manifest is not None
+        return gen, self._manifest
+
+    def collection(self) -> Any:
+        gen, _ = self._require()
+        if self._collection is None:
+            self._collection = _client(gen / "chroma").get_collection(COLLECTION, embedding_function=None)
+        return self._collection
+
+    def symbols(self) -> dict[str, frozenset[str]]:
+        """path -> symbols defined in it, for every indexed file (pass to `check_path(symbols=...)`)."""
+        self._require()
+        return dict(self._symbols or {})
+
+    def status(self) -> IndexStatus:
+        try:
+            manifest = self.manifest()
+        except KnowledgeIndexError as exc:
+            return IndexStatus(built=False, location=str(self.root), pin_commit=self.pin.commit,
+                               relation_to_pin=str(exc))
+        if manifest is None:
+            return IndexStatus(built=False, location=str(self.root), pin_commit=self.pin.commit)
+        return IndexStatus(
+            built=True,
+            location=str(self.root),
+            source=f"{manifest.source_kind} {manifest.source_location}",
+            commit=manifest.commit,
+            version=manifest.version,
+            pin_commit=self.pin.commit,
+            matches_pin=self.pin.same_commit(manifest.commit),
+            relation_to_pin=relation_to_pin(manifest.source_kind, manifest.commit, manifest.version,
+                                            self.pin, dirty=manifest.dirty),
+            scope=manifest.scope,
+            files=len(manifest.files),
+            chunks=sum(len(f.chunks) for f in manifest.files.values()),
+            embedder=manifest.embedder,
+            built_at=manifest.built_at,
+            last_build=manifest.last_build,
+        )
+
+    # ------------------------------------------------------------------ querying
+
+    def _lexical(self) -> BM25:
+        if self._bm25 is None:
+            self._bm25 = BM25({cid: meta["terms"] for cid, meta in self._chunks.items()})
+        return self._bm25
+
+    def warm(self) -> None:
+        """Load the model, collection and BM25 ahead of the first query."""
+        self.collection()
+        self._lexical()
+        self.embedder.embed_query("warm up")
+
+    def query(self, text: str, k: int = 5, *, max_per_file: int | None = 2,
+              paths: Sequence[str] | None = None) -> list[Snippet]:
+        """The `k` chunks that best answer `text` (English, Chinese or mixed), best first.
+
+        Vector similarity (query with Chinese terms mapped to English) fused with BM25 over path,
+        symbol and identifiers. `max_per_file` keeps one file from filling the list; `paths`
+        restricts results to files under those prefixes.
+        """
+        _, manifest = self._require()
+        if manifest.embedder != self.embedder.name:
+            raise KnowledgeIndexError(f"index was built with {manifest.embedder}, but the embedder is "
+                              f"{self.embedder.name}: rebuild with `interview index build`")
+        if k <= 0 or not self._chunks:
+            return []
+        mapped = map_terms(text)
+        collection = self.collection()
+        n = min(len(self._chunks), max(60, k * 12))
+        res = collection.query(query_embeddings=[self.embedder.embed_query(mapped)], n_results=n,
+                               include=["distances"])
+        vec = {cid: 1.0 - float(d) for cid, d in zip(res["ids"][0], res["distances"][0], strict=True)}
+        lex_all = self._lexical().scores(tokens(mapped))
+        lex_top = sorted(lex_all.items(), key=lambda kv: -kv[1])[:n]
+        best_lex = lex_top[0][1] if lex_top else 0.0
+        candidates = set(vec) | {cid for cid, _ in lex_top}
+        fused: list[tuple[float, str]] = []
+        for cid in candidates:
+            meta = self._chunks.get(cid)
+            if meta is None:
+                continue
+            if paths and not any(meta["path"].startswith(p) for p in paths):
+                continue
+            v = vec.get(cid, 0.0)
+            lx = lex_all.get(cid, 0.0) / best_lex if best_lex else 0.0
+            fused.append((VECTOR_WEIGHT * v + (1 - VECTOR_WEIGHT) * lx, cid))
+        fused.sort(key=lambda t: (-t[0], t[1]))
+        chosen: list[tuple[float, str]] = []
+        per_file: dict[str, int] = {}
+        for score, cid in fused:
+            path = self._chunks[cid]["path"]
+            if max_per_file is not None and per_file.get(path, 0) >= max_per_file:
+                continue
+            per_file[path] = per_file.get(path, 0) + 1
+            chosen.append((score, cid))
+            if len(chosen) == k:
+                break
+        if not chosen:
+            return []
+        docs = collection.get(ids=[cid for _, cid in chosen], include=["documents"])
+        text_of = dict(zip(docs["ids"], docs["documents"] or [], strict=False))
+        out: list[Snippet] = []
+        for score, cid in chosen:
+            m = self._chunks[cid]
+            commit = manifest.commit or self.pin.commit
+            out.append(Snippet(
+                path=m["path"], symbol=m["symbol"], kind=m["kind"], start_line=m["start_line"],
+                end_line=m["end_line"], commit=commit,
+                permalink=self.pin.permalink(m["path"], m["start_line"], m["end_line"], commit=commit),
+                text=text_of.get(cid) or "", score=round(max(0.0, min(1.0, score)), 4),
+            ))
+        return out
+
+    # ------------------------------------------------------------------ building
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / ".lock").open("w") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                raise KnowledgeIndexError(f"another index build is running in {self.root}") from exc
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def build(self, source: Source, scope: Scope = Scope.TRAIL, *, progress: Progress | None = None,
+              batch_size: int = 256) -> BuildReport:
+        """Index `source` (incrementally against the live index); switch to it only when complete."""
+        say = progress or (lambda _msg: None)
+        started = time.perf_counter()
+        with self._lock():
+            old_gen = self.current_generation()
+            old_manifest: Manifest | None = None
+            if old_gen is not None:
+                try:
+                    self._open(old_gen)
+                    old_manifest = self._manifest
+                except KnowledgeIndexError:
+                    old_manifest = None  # unreadable: rebuild everything
+            reusable = (
+                old_manifest is not None
+                and old_manifest.embedder == self.embedder.name
+                and old_manifest.chunker == CHUNKER_VERSION
+                and old_manifest.schema_version == SCHEMA
+            )
+            names = source.files(scope, self.pin)
+            if not names:
+                raise SourceError(f"{source.describe()}: no vLLM .py files in scope '{scope.value}'")
+
+            files: dict[str, FileEntry] = {}
+            symbols: dict[str, list[str]] = {}
+            new_chunks: list[Chunk] = []
+            reuse_ids: list[str] = []
+            embedded_files = 0
+            for name in names:
+                raw = source.read(name)
+                sha = hashlib.sha256(raw).hexdigest()
+                text = raw.decode("utf-8", errors="replace")
+                symbols[name] = file_symbols(text)
+                previous = old_manifest.files.get(name) if (reusable and old_manifest) else None
+                if previous is not None and previous.sha256 == sha:
+                    files[name] = previous
+                    reuse_ids.extend(previous.chunks)
+                    continue
+                chunks = chunk_source(name, text)
+                files[name] = FileEntry(sha256=sha, chunks=[c.id for c in chunks])
+                new_chunks.extend(chunks)
+                embedded_files += 1
+            removed = len(set(old_manifest.files) - set(files)) if old_manifest else 0
+            say(f"{len(names)} files: {embedded_files} to embed ({len(new_chunks)} chunks), "
+                f"{len(names) - embedded_files} unchanged ({len(reuse_ids)} chunks re-used), {removed} removed")
+
+            commit = source.commit
+            t_embed = time.perf_counter()
+            vectors: list[list[float]] = []
+            for i in range(0, len(new_chunks), batch_size):
+                batch = new_chunks[i : i + batch_size]
+                vectors.extend(self.embedder.embed_documents([c.embed_text() for c in batch]))
+                say(f"embedded {min(i + batch_size, len(new_chunks))}/{len(new_chunks)} chunks")
+            embed_seconds = time.perf_counter() - t_embed
+
+            gen = self.root / f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+            try:
+                gen.mkdir(parents=True)
+                chunk_meta = self._write_generation(
+                    gen, old_gen if reusable else None, reuse_ids, new_chunks, vectors, commit
+                )
+                report = BuildReport(
+                    files=len(files), chunks=len(chunk_meta), embedded_files=embedded_files,
+                    embedded_chunks=len(new_chunks), reused_chunks=len(reuse_ids), removed_files=removed,
+                    seconds=round(time.perf_counter() - started, 2), embed_seconds=round(embed_seconds, 2),
+                    commit=commit, relation_to_pin=source.relation_to_pin(self.pin),
+                )
+                manifest = Manifest(
+                    built_at=_now(), source_kind=source.kind.value, source_location=str(source.location),
+                    commit=commit, version=source.version, dirty=source.dirty, pin_commit=self.pin.commit,
+                    scope=scope.value, embedder=self.embedder.name, files=files, last_build=report,
+                )
+                _write_json(gen / "chunks.json", chunk_meta)
+                _write_json(gen / "symbols.json", symbols)
+                _write_json(gen / "manifest.json", manifest.model_dump(mode="json"))
+                tmp = self.root / "CURRENT.tmp"
+                tmp.write_text(gen.name, encoding="utf-8")
+                os.replace(tmp, self.root / "CURRENT")
+            except BaseException:
+                shutil.rmtree(gen, ignore_errors=True)
+                raise
+            self._collection = None
+            self._open(gen)
+            for other in self.root.glob("gen-*"):
+                if other.name != gen.name:
+                    shutil.rmtree(other, ignore_errors=True)
+            say(f"indexed {report.chunks} chunks from {report.files} files in {report.seconds:.1f} s")
+            return report
+
+    def _write_generation(self, gen: Path, old_gen: Path | None, reuse_ids: list[str], new_chunks: list[Chunk],
+                          vectors: list[list[float]], commit: str | None) -> dict[str, Any]:
+        client = _client(gen / "chroma")
+        coll = client.create_collection(COLLECTION, embedding_function=None,
+                                        metadata={"hnsw:space": "cosine"})
+        limit = min(client.get_max_batch_size(), 4096)
+        chunk_meta: dict[str, Any] = {}
+        link_commit = commit or self.pin.commit
+
+        def meta_for(path: str, symbol: str, kind: str, a: int, b: int, part: int, parts: int) -> dict[str, Any]:
+            return {"path": path, "symbol": symbol, "kind": kind, "start_line": a, "end_line": b,
+                    "part": part, "parts": parts, "commit": commit or "",
+                    "permalink": self.pin.permalink(path, a, b, commit=link_commit)}
+
+        if reuse_ids:
+            assert old_gen is not None
+            old = _client(old_gen / "chroma").get_collection(COLLECTION, embedding_function=None)
+            old_meta = self._chunks
+            for i in range(0, len(reuse_ids), limit):
+                ids = reuse_ids[i : i + limit]
+                got = old.get(ids=ids, include=["embeddings", "documents", "metadatas"])
+                if len(got["ids"]) != len(ids):
+                    raise KnowledgeIndexError("the live index lacks chunks its manifest lists: rebuild it")
+                metas = []
+                for cid, m in zip(got["ids"], got["metadatas"] or [], strict=True):
+                    md = meta_for(str(m["path"]), str(m["symbol"]), str(m["kind"]), int(m["start_line"]),
+                                  int(m["end_line"]), int(m["part"]), int(m["parts"]))
+                    metas.append(md)
+                    chunk_meta[cid] = {**{k: md[k] for k in ("path", "symbol", "kind", "start_line", "end_line")},
+                                       "terms": old_meta[cid]["terms"]}
+                coll.add(ids=list(got["ids"]), embeddings=got["embeddings"], documents=got["documents"],
+                         metadatas=metas)
+        for i in range(0, len(new_chunks), limit):
+            batch = new_chunks[i : i + limit]
+            metas = [meta_for(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.part, c.parts) for c in batch]
+            coll.add(ids=[c.id for c in batch], embeddings=vectors[i : i + limit],
+                     documents=[c.text for c in batch], metadatas=metas)
+            for c in batch:
+                chunk_meta[c.id] = {"path": c.path, "symbol": c.symbol, "kind": c.kind,
+                                    "start_line": c.start_line, "end_line": c.end_line, "terms": chunk_terms(c)}
+        return chunk_meta
