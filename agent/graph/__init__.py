@@ -1,0 +1,38 @@
+"""The interview as a LangGraph state machine: practice, co-pilot and grading share one graph.
+
+Public API (`agent.graph.session`): start a session, answer, ask (co-pilot), look, list, grade.
+"""
+
+from agent.graph.errors import PlanError, SessionError, SessionNotFound
+from agent.graph.report import Comparison, FilledNarrative, SessionReport
+from agent.graph.session import (
+    SessionSummary,
+    SessionView,
+    Suggestion,
+    answer,
+    ask,
+    close_round,
+    get_session,
+    grade_with_graph,
+    list_sessions,
+    start_session,
+)
+
+__all__ = [
+    "Comparison",
+    "FilledNarrative",
+    "PlanError",
+    "SessionError",
+    "SessionNotFound",
+    "SessionReport",
+    "SessionSummary",
+    "SessionView",
+    "Suggestion",
+    "answer",
+    "ask",
+    "close_round",
+    "get_session",
+    "grade_with_graph",
+    "list_sessions",
+    "start_session",
+]

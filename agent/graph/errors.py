@@ -1,0 +1,19 @@
+"""What a session call can refuse, each with a message the user can act on."""
+
+from __future__ import annotations
+
+
+class SessionError(ValueError):
+    """A session call that cannot be done (bad plan, mode or language, an id already taken)."""
+
+
+class SessionNotFound(SessionError, LookupError):
+    """No session with that id is visible to the caller (it does not exist, or belongs to another owner)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"no such session: {session_id}")
+        self.session_id = session_id
+
+
+class PlanError(SessionError):
+    """A plan that cannot run; the message says which plans exist."""

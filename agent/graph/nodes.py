@@ -1,0 +1,502 @@
+"""The graph's nodes: open a round, wait, record, assess, choose, score, report.
+
+Each node reads the state and returns only the changes; none writes anywhere else. So a node that
+runs again after a crash, and the `wait` node that runs again on every resume, change nothing twice.
+The judge and the rubric come from the run's context (`GraphContext`), never from the checkpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from agent.graph import wording
+from agent.graph.report import RoundTime, SessionReport, compare, fill_narrative
+from agent.graph.state import (
+    GraphContext,
+    Inbox,
+    InboxKind,
+    InterviewState,
+    PlannedRound,
+    RoundRun,
+    RoundTiming,
+    Suggestion,
+)
+from agent.judge import capacity
+from agent.judge.assessment import assess_answer
+from agent.judge.matching import match_cues, sentences
+from agent.judge.scoring import risks_and_actions
+from agent.report import RoundAssessment
+from agent.rubric.model import Lang, ProjectQuestion, Round
+from agent.transcript import TranscriptRound
+
+Update = dict[str, Any]
+
+# ---------------------------------------------------------------- helpers
+
+
+def planned(state: InterviewState) -> PlannedRound:
+    return state["rounds"][state["round_index"]]
+
+
+def current_round(ctx: GraphContext, state: InterviewState) -> Round:
+    return ctx.rubric.round(planned(state)["round"])
+
+
+def capacity_params(tr: TranscriptRound) -> capacity.CapacityParams | None:
+    """The round-3 inputs a transcript round was asked with (same rule as `agent.grading`)."""
+    if tr.round == "capacity" and tr.variant_seed is not None:
+        return capacity.variant(tr.variant_seed).params
+    return None
+
+
+def assess_round(ctx: GraphContext, tr: TranscriptRound, lang: Lang) -> RoundAssessment:
+    """The round's whole candidate text through the one scoring path: live, co-pilot and grade agree."""
+    return assess_answer(
+        ctx.rubric,
+        tr.round,
+        tr.candidate_text(),
+        lang,
+        judge=ctx.judge,
+        info=ctx.info,
+        capacity_params=capacity_params(tr),
+    )
+
+
+def assessment_key(ctx: GraphContext, tr: TranscriptRound) -> str:
+    h = hashlib.sha256()
+    for part in (
+        ctx.rubric.version,
+        ctx.info.kind,
+        ctx.info.model,
+        str(tr.variant_seed),
+        tr.candidate_text(),
+    ):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+# The seed's round-3 quantities as written in rubric texts, and the variant quantity that replaces each.
+_SEED_TEXTS: tuple[tuple[str, str], ...] = (
+    ("41.4 GiB", "kv_budget_per_rank_gib"),
+    ("18.6 GiB", "weights_per_rank_gib"),
+    ("74.5 GiB", "weights_gib"),
+)
+
+
+def localise(text: str, plan: PlannedRound) -> str:
+    """A follow-up or given fact that quotes the seed's numbers, rewritten for a fresh variant."""
+    seed = plan["variant_seed"]
+    if plan["round"] != "capacity" or seed is None:
+        return text
+    v = capacity.variant(seed)
+    ref = v.reference.model_dump()
+    for old, field in _SEED_TEXTS:
+        text = text.replace(old, f"{ref[field]:.1f} GiB")
+    p = v.params
+    for old, new in ((" 12 GiB", f" {p.non_kv_gib:g} GiB"), (" 8 GiB", f" {p.reserve_gib:g} GiB")):
+        text = text.replace(old, new)
+    return text
+
+
+def prompt_text(rnd: Round, plan: PlannedRound, lang: Lang) -> str:
+    if rnd.id == "capacity" and plan["variant_seed"] is not None:
+        return capacity.variant(plan["variant_seed"], lang).prompt[lang]
+    return rnd.prompt.get(lang)
+
+
+def new_run(at_s: float) -> RoundRun:
+    return RoundRun(
+        started_s=at_s,
+        followups=[],
+        facts_given=[],
+        asked_unprompted=False,
+        question=-1,
+        question_followed=False,
+        segment=0,
+        over_budget=False,
+    )
+
+
+def turn(role: str, text: str, at_s: float | None, **extra: Any) -> dict[str, Any]:
+    t: dict[str, Any] = {"role": role, "text": text, "at_s": at_s}
+    t.update({k: v for k, v in extra.items() if v is not None})
+    return t
+
+
+def _with_turn(state: InterviewState, t: dict[str, Any]) -> list[dict[str, Any]]:
+    rounds = [dict(r) for r in state["transcript"]]
+    last = dict(rounds[-1])
+    last["turns"] = [*last.get("turns", []), t]
+    rounds[-1] = last
+    return rounds
+
+
+def _segment_text(tr: dict[str, Any], start: int) -> str:
+    turns = tr.get("turns", [])[start:]
+    return "\n\n".join(t["text"].strip() for t in turns if t["role"] == "candidate" and t["text"].strip())
+
+
+def missing_ids(ra: RoundAssessment, ctx: GraphContext) -> list[str]:
+    covered = ra.checklist.covered() if ra.checklist else set()
+    return [i.id for i in ctx.rubric.evidence(ra.round) if i.id not in covered]
+
+
+def rank_followups(
+    ctx: GraphContext, rnd: Round, plan: PlannedRound, missing: list[str], asked: list[str], lang: Lang
+) -> list[Suggestion]:
+    """Listed follow-ups not asked yet: those probing still-missing evidence first (most items first)."""
+    texts = {i.id: i.text.get(lang) for i in ctx.rubric.evidence(rnd.id)}
+    miss = set(missing)
+    ranked: list[tuple[int, int, Suggestion]] = []
+    for k, f in enumerate(rnd.followups):
+        if f.id in asked:
+            continue
+        hit = [texts.get(p, p) for p in f.probes if p in miss]
+        ranked.append(
+            (-len(hit), k, Suggestion(text=localise(f.text.get(lang), plan), why=hit, followup=f.id))
+        )
+    ranked.sort(key=lambda t: (t[0], t[1]))
+    return [s for _, _, s in ranked]
+
+
+def question_missing(ctx: GraphContext, rnd: Round, q: ProjectQuestion, answer: str) -> list[str]:
+    """Evidence a project question asks for that its answer lacks (the cue matcher, as the embedded judge)."""
+    items = {i.id: i for i in ctx.rubric.evidence(rnd.id)}
+    sents = sentences(answer)
+    return [e for e in q.evidence if e in items and not match_cues(items[e].cues, answer, sents).found]
+
+
+def trigger_followup(q: ProjectQuestion, missing: list[str], lang: Lang) -> str | None:
+    """The seed-004 follow-up for what the answer lacks: paired with the evidence when the lists align."""
+    if not missing or not q.followup_if_missing:
+        return None
+    fus = q.followup_if_missing
+    if len(fus) == len(q.evidence):
+        picked = [fus[k].get(lang) for k, e in enumerate(q.evidence) if e in missing]
+    else:
+        picked = [f.get(lang) for f in fus]
+    sep = "" if lang == "zh" else " "
+    return sep.join(picked) if picked else None
+
+
+def _matched_facts(rnd: Round, answer: str, given: list[str]) -> list[str]:
+    sents = sentences(answer)
+    return [f.id for f in rnd.given if f.id not in given and match_cues(f.asked_by, answer, sents).found]
+
+
+# ---------------------------------------------------------------- nodes
+
+
+def open_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
+    """Open the next round (its prompt and time budget), the candidate's questions, or go to the report."""
+    ctx = runtime.context
+    lang = state["language"]
+    clock = state["clock_s"]
+    idx = state["round_index"]
+    if idx >= len(state["rounds"]):
+        if state["candidate_questions"] and state["phase"] == "rounds" and state["mode"] != "grade":
+            return {
+                "phase": "questions",
+                "question": wording.say("candidate_questions", lang),
+                "awaiting": "candidate",
+                "run": new_run(clock),
+                "draft": None,
+                "suggestions": [],
+                "route": "wait",
+            }
+        return {"route": "report"}
+    plan = state["rounds"][idx]
+    rnd = ctx.rubric.round(plan["round"])
+    if state["mode"] == "grade":
+        rec = state["recorded"][idx]
+        new: dict[str, Any] = {"round": rec["round"], "turns": [], "variant_seed": rec.get("variant_seed")}
+        first = next((t.get("at_s") for t in rec.get("turns", []) if t.get("at_s") is not None), None)
+        return {
+            "transcript": [*state["transcript"], new],
+            "run": new_run(first if first is not None else 0.0),
+            "replay_pos": 0,
+            "question": None,
+            "awaiting": None,
+            "route": "wait",
+        }
+    q = prompt_text(rnd, plan, lang)
+    new = {"round": rnd.id, "turns": [turn("interviewer", q, clock)], "variant_seed": plan["variant_seed"]}
+    return {
+        "transcript": [*state["transcript"], new],
+        "run": new_run(clock),
+        "question": q,
+        "awaiting": "candidate",
+        "draft": None,
+        "draft_key": None,
+        "suggestions": [],
+        "route": "wait",
+    }
+
+
+def wait(state: InterviewState) -> Update:
+    """Wait for the next turn: an interrupt in a live session, the next recorded turn in grade mode.
+
+    Only `interrupt()` happens here, so running it again on resume is harmless.
+    """
+    if state["mode"] == "grade":
+        rec = state["recorded"][state["round_index"]].get("turns", [])
+        pos = state["replay_pos"]
+        if pos >= len(rec):
+            return {"inbox": Inbox(kind="close", text="", at_s=None, clocked=True)}
+        t = rec[pos]
+        kind: InboxKind = "answer" if t["role"] == "candidate" else "interviewer"
+        return {
+            "inbox": Inbox(kind=kind, text=t["text"], at_s=t.get("at_s"), clocked=True),
+            "replay_pos": pos + 1,
+        }
+    payload = interrupt(
+        {
+            "question": state["question"],
+            "awaiting": state["awaiting"],
+            "round": planned(state)["round"] if state["phase"] == "rounds" else None,
+        }
+    )
+    return {"inbox": payload}
+
+
+def record(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
+    """Write the turn into the transcript. The checkpoint after this node holds the answer before any scoring."""
+    inbox = state["inbox"]
+    assert inbox is not None
+    grade = state["mode"] == "grade"
+    at = inbox["at_s"]
+    clock = state["clock_s"]
+    if at is not None and not grade:
+        at = max(at, clock)
+    new_clock = at if at is not None else clock
+    common: Update = {"inbox": None, "clock_s": new_clock, "notice": None}
+    if inbox["clocked"] and not grade:
+        common["simulated"] = True
+    kind = inbox["kind"]
+    if state["phase"] == "questions":
+        if kind != "answer":
+            return {**common, "route": "wait"}
+        return {**common, "asked": [*state["asked"], inbox["text"]], "route": "report"}
+    if kind == "close":
+        return {**common, "route": "score"}
+    if kind in ("ask", "interviewer"):
+        extra: dict[str, Any] = {}
+        run = state["run"]
+        if kind == "ask" and run is not None:
+            extra, run = _chosen(runtime.context, state, inbox["text"], run)
+        t = turn("interviewer", inbox["text"], at, **extra)
+        upd: Update = {**common, "transcript": _with_turn(state, t), "route": "wait"}
+        if kind == "ask":
+            upd.update(run=run, question=inbox["text"], awaiting="candidate", suggestions=[])
+        return upd
+    t = turn("candidate", inbox["text"], at)
+    return {**common, "transcript": _with_turn(state, t), "route": "wait" if grade else "assess"}
+
+
+def _chosen(
+    ctx: GraphContext, state: InterviewState, text: str, run: RoundRun
+) -> tuple[dict[str, Any], RoundRun]:
+    """Co-pilot: which listed follow-up or question the interviewer chose, or their own question."""
+    lang = state["language"]
+    rnd = current_round(ctx, state)
+    plan = planned(state)
+    norm = " ".join(text.split())
+    run = RoundRun(**run)
+    for f in rnd.followups:
+        if " ".join(localise(f.text.get(lang), plan).split()) == norm:
+            run["followups"] = [*run["followups"], f.id]
+            return {"followup": f.id}, run
+    for k, q in enumerate(rnd.questions):
+        if " ".join(q.text.get(lang).split()) == norm:
+            turns = state["transcript"][-1].get("turns", [])
+            run["question"], run["question_followed"], run["segment"] = k, False, len(turns)
+            return {"question_id": q.id}, run
+        if k == run["question"] and any(" ".join(f.get(lang).split()) in norm for f in q.followup_if_missing):
+            run["question_followed"] = True
+            return {"question_id": q.id, "trigger": True}, run
+    return {"own": True}, run
+
+
+def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
+    """Draft assessment of the round so far (the whole round's answers, as the final score will see them)."""
+    ctx = runtime.context
+    tr = TranscriptRound.model_validate(state["transcript"][-1])
+    ra = assess_round(ctx, tr, state["language"])
+    return {"draft": ra.model_dump(mode="json"), "draft_key": assessment_key(ctx, tr), "route": "choose"}
+
+
+def _ask(state: InterviewState, text: str, run: RoundRun, **extra: Any) -> Update:
+    t = turn("interviewer", text, state["clock_s"], **extra)
+    return {
+        "transcript": _with_turn(state, t),
+        "question": text,
+        "awaiting": "candidate",
+        "run": run,
+        "suggestions": [],
+        "route": "wait",
+    }
+
+
+def _copilot(state: InterviewState, run: RoundRun, suggestions: list[Suggestion]) -> Update:
+    return {
+        "question": None,
+        "awaiting": "interviewer",
+        "run": run,
+        "suggestions": suggestions,
+        "route": "wait",
+    }
+
+
+def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
+    """After an answer: close the round when time is up, give asked-for inputs, pick the next follow-up."""
+    ctx = runtime.context
+    lang = state["language"]
+    plan = planned(state)
+    rnd = ctx.rubric.round(plan["round"])
+    assert state["run"] is not None and state["draft"] is not None
+    run = RoundRun(**state["run"])
+    copilot = state["mode"] == "copilot"
+    tr = state["transcript"][-1]
+    last = next(t for t in reversed(tr["turns"]) if t["role"] == "candidate")
+
+    # 1. the time budget
+    if state["clock_s"] - run["started_s"] > plan["minutes"] * 60:
+        run["over_budget"] = True
+        notice = wording.say("time_up", lang, round=rnd.title.get(lang), minutes=plan["minutes"])
+        return {"run": run, "route": "score", "notice": notice}
+
+    # 2. the candidate asked for a hidden input: answer from the round's given facts, never volunteer them
+    facts = _matched_facts(rnd, last["text"], run["facts_given"])
+    given: list[Suggestion] = []
+    if facts:
+        by_id = {f.id: f for f in rnd.given}
+        run["facts_given"] = [*run["facts_given"], *facts]
+        run["asked_unprompted"] = True
+        sep = "" if lang == "zh" else " "
+        text = wording.say(
+            "given", lang, facts=sep.join(localise(by_id[f].text.get(lang), plan) for f in facts)
+        )
+        if not copilot:
+            return _ask(state, text, run, given=facts)
+        why = [wording.say("asked_for", lang, fact=f) for f in facts]
+        given = [Suggestion(text=text, why=why, followup=None)]
+
+    draft = RoundAssessment.model_validate(state["draft"])
+    missing = missing_ids(draft, ctx)
+
+    # 3. project-experience: the eleven questions, each with its trigger follow-up
+    if rnd.questions:
+        qs = rnd.questions
+        qi = run["question"]
+        options: list[Suggestion] = []
+        if 0 <= qi < len(qs) and not run["question_followed"]:
+            lacking = question_missing(ctx, rnd, qs[qi], _segment_text(tr, run["segment"]))
+            fu = trigger_followup(qs[qi], lacking, lang)
+            if fu:
+                texts = {i.id: i.text.get(lang) for i in ctx.rubric.evidence(rnd.id)}
+                if not copilot:
+                    run["question_followed"] = True
+                    return _ask(state, fu, run, question_id=qs[qi].id, trigger=True)
+                options.append(Suggestion(text=fu, why=[texts.get(e, e) for e in lacking], followup=None))
+        if qi + 1 < len(qs):
+            nq = qs[qi + 1]
+            if not copilot:
+                segment = len(tr["turns"]) + 1
+                run["question"], run["question_followed"], run["segment"] = qi + 1, False, segment
+                return _ask(state, nq.text.get(lang), run, question_id=nq.id)
+            options.append(Suggestion(text=nq.text.get(lang), why=[], followup=None))
+        if not copilot:
+            return {"run": run, "route": "score"}
+        return _copilot(state, run, given + options)
+
+    # 4. listed follow-ups that probe still-missing evidence, at most max_followups a round
+    ranked = rank_followups(ctx, rnd, plan, missing, run["followups"], lang)
+    if copilot:
+        return _copilot(state, run, given + ranked)
+    targeted = [s for s in ranked if s["why"]]
+    if targeted and len(run["followups"]) < state["max_followups"]:
+        pick = targeted[0]
+        assert pick["followup"] is not None
+        run["followups"] = [*run["followups"], pick["followup"]]
+        return _ask(state, pick["text"], run, followup=pick["followup"])
+    return {"run": run, "route": "score"}
+
+
+def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
+    """The round's score: the judge on all of its answers, then gates; notes for time and asked inputs."""
+    ctx = runtime.context
+    lang = state["language"]
+    plan = planned(state)
+    tr = TranscriptRound.model_validate(state["transcript"][-1])
+    if state["draft"] is not None and state["draft_key"] == assessment_key(ctx, tr):
+        ra = RoundAssessment.model_validate(state["draft"])
+    else:
+        ra = assess_round(ctx, tr, lang)
+    run = state["run"]
+    minutes = plan["minutes"]
+    if state["mode"] == "grade":
+        used = tr.duration_s()
+    else:
+        used = (state["clock_s"] - run["started_s"]) if run is not None else None
+    over = used is not None and used > minutes * 60
+    notes = list(ra.notes)
+    if over and used is not None:
+        key = "over_budget" if run is not None and run["over_budget"] else "over_budget_graded"
+        notes.append(wording.say(key, lang, used=used / 60, minutes=minutes))
+    if run is not None and run["facts_given"]:
+        notes.append(wording.say("asked_unprompted", lang, facts=", ".join(run["facts_given"])))
+    ra = ra.model_copy(update={"notes": notes})
+    timing = RoundTiming(round=plan["round"], minutes=minutes, used_s=used, over_budget=over)
+    return {
+        "assessments": [*state["assessments"], ra.model_dump(mode="json")],
+        "timing": [*state["timing"], timing],
+        "round_index": state["round_index"] + 1,
+        "run": None,
+        "draft": None,
+        "draft_key": None,
+        "suggestions": [],
+        "question": None,
+        "awaiting": None,
+        "route": "open",
+    }
+
+
+def final_report(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
+    """Per-round scores with quotes, risks apart from the total, next actions, narrative, comparison."""
+    ctx = runtime.context
+    lang = state["language"]
+    rounds = [RoundAssessment.model_validate(a) for a in state["assessments"]]
+    risks, actions = risks_and_actions(ctx.rubric, rounds, lang)
+    fallback = any(r.judge is not None and r.judge.fallback for r in rounds)
+    info = ctx.info.model_copy(update={"fallback": fallback}) if fallback != ctx.info.fallback else ctx.info
+    project = [
+        TranscriptRound.model_validate(r) for r in state["transcript"] if r["round"] == "project-experience"
+    ]
+    report = SessionReport(
+        id=state["session_id"],
+        judge=info,
+        rounds=rounds,
+        risks=risks,
+        next_actions=actions,
+        language=lang,
+        session=state["session_id"],
+        plan=state["plan"],
+        mode=state["mode"],
+        timing=[RoundTime.model_validate(t) for t in state["timing"]],
+        narrative=fill_narrative(ctx.rubric, project[-1], lang) if project else None,
+        comparison=compare(ctx.rubric, state["previous"], rounds, lang) if state["previous"] else None,
+        candidate_questions=state["asked"],
+    )
+    return {
+        "report": report.model_dump(mode="json"),
+        "phase": "done",
+        "question": None,
+        "awaiting": None,
+        "run": None,
+        "route": "report",
+    }

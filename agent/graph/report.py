@@ -1,0 +1,258 @@
+"""A session's report: the Report contract plus timing, the project narrative and the redo comparison.
+
+`SessionReport` is a `Report` (every field of DESIGN.md's contract) with additions; the Markdown
+adds the sections `agent.render` does not know about.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agent.graph.state import Previous
+from agent.judge.matching import sentences
+from agent.render import report_markdown
+from agent.report import Report, RoundAssessment
+from agent.rubric.loader import Rubric
+from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
+from agent.transcript import TranscriptRound
+
+
+class RoundTime(BaseModel):
+    round: RoundId
+    minutes: int
+    used_s: float | None = None
+    over_budget: bool = False
+
+
+class DimensionChange(BaseModel):
+    dimension: Dimension
+    before: int
+    after: int
+    change: int
+
+
+class RoundComparison(BaseModel):
+    round: RoundId
+    before_total: int
+    after_total: int
+    change: int
+    dimensions: list[DimensionChange]
+
+
+class Comparison(BaseModel):
+    """Seed 000 §4: the second attempt compared with the first, rubric dimension by dimension."""
+
+    previous_session: str
+    rounds: list[RoundComparison]
+
+
+class NarrativeField(BaseModel):
+    label: str
+    text: str
+    collected: bool = Field(description="False: the candidate gave nothing for it; text is 'not collected'")
+
+
+class NarrativeSectionFilled(BaseModel):
+    id: str
+    title: str
+    fields: list[NarrativeField]
+
+
+class FilledNarrative(BaseModel):
+    """Seed 000 §3 filled from the candidate's own words; missing data is 'not collected', never invented."""
+
+    sections: list[NarrativeSectionFilled]
+
+
+class SessionReport(Report):
+    session: str | None = None
+    plan: str | None = None
+    mode: Literal["practice", "copilot", "grade"] | None = None
+    timing: list[RoundTime] = Field(default_factory=list)
+    narrative: FilledNarrative | None = None
+    comparison: Comparison | None = None
+    candidate_questions: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def compare(
+    rubric: Rubric, previous: Previous | None, rounds: list[RoundAssessment], lang: Lang
+) -> Comparison | None:
+    if previous is None:
+        return None
+    out: list[RoundComparison] = []
+    for ra in rounds:
+        old = previous["rounds"].get(ra.round)
+        if old is None:
+            continue
+        before: dict[str, int] = old["scores"]
+        dims = [
+            DimensionChange(
+                dimension=d, before=before[d], after=ra.scores[d], change=ra.scores[d] - before[d]
+            )
+            for d in DIMENSIONS
+        ]
+        total = int(old["total"])
+        out.append(
+            RoundComparison(
+                round=ra.round,
+                before_total=total,
+                after_total=ra.total,
+                change=ra.total - total,
+                dimensions=dims,
+            )
+        )
+    return Comparison(previous_session=previous["session"], rounds=out)
+
+
+# ---------------------------------------------------------------- narrative
+
+# Seed 000 §3 sections, in order, and the seed-004 question groups that feed each (by position:
+# 0 what you did, 1 how it runs, 2 why this choice, 3 how you proved it, 4 what broke,
+# 5 how it went live, 6 what if conditions change). The project description feeds the first.
+_SECTION_GROUPS: tuple[tuple[int, ...], ...] = ((0, 1), (3, 4), (2, 6), (5, 3), (3, 5), (4, 6))
+
+_STOP = {
+    "the", "and", "for", "with", "what", "which", "how", "that", "this", "real", "when", "who", "did", "not",
+    "any", "are", "was", "were", "from", "into", "have", "has", "its", "their", "there", "you", "your", "say",
+    "only", "two", "least", "then", "them", "they", "each", "per", "one", "also", "would", "state", "write",
+}  # fmt: skip
+_WORD = re.compile(r"[a-z][a-z0-9_/-]{2,}")
+_CJK = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def _keywords(text: str) -> set[str]:
+    low = re.sub(r"\[[^\]]*\]", lambda m: m.group(0)[1:-1], text.lower())
+    words = {w.strip("/-_") for w in _WORD.findall(low)} - _STOP
+    for run in _CJK.findall(low):
+        words |= {run[k : k + 2] for k in range(len(run) - 1)}
+    return {w for w in words if len(w) >= 2}
+
+
+def _field_label(text: str) -> str:
+    """The field's name: the part before the colon (the bracketed hint is what the candidate fills)."""
+    for sep in ("：", ":"):
+        if sep in text:
+            return text.split(sep, 1)[0].strip()
+    return text.strip()
+
+
+def _answers_by_group(rubric: Rubric, tr: TranscriptRound) -> tuple[str, dict[str, list[str]]]:
+    """The project description, and each question group's answers (follow-up answers included)."""
+    rnd = rubric.round("project-experience")
+    group_of = {q.id: q.group for q in rnd.questions}
+    text_of = {" ".join(txt.split()): q.id for q in rnd.questions for txt in (q.text.zh, q.text.en)}
+    description: list[str] = []
+    groups: dict[str, list[str]] = {}
+    current: str | None = None
+    for t in tr.turns:
+        if t.role == "interviewer":
+            extra = t.model_extra or {}
+            qid = extra.get("question_id") or text_of.get(" ".join(t.text.split()))
+            if isinstance(qid, str) and qid in group_of:
+                current = group_of[qid]
+            continue
+        if not t.text.strip():
+            continue
+        if current is None:
+            description.append(t.text.strip())
+        else:
+            groups.setdefault(current, []).append(t.text.strip())
+    return "\n".join(description), groups
+
+
+def fill_narrative(rubric: Rubric, tr: TranscriptRound, lang: Lang) -> FilledNarrative:
+    """Each field gets the candidate's own sentence that best matches it, or the rubric's 'not collected'."""
+    nar = rubric.narrative
+    rnd = rubric.round("project-experience")
+    order = list(dict.fromkeys(q.group for q in rnd.questions))
+    description, by_group = _answers_by_group(rubric, tr)
+    if not rnd.questions:  # no question structure: the whole round feeds every section
+        by_group = {}
+        description = tr.candidate_text()
+    sections: list[NarrativeSectionFilled] = []
+    for k, sec in enumerate(nar.sections):
+        feeds = _SECTION_GROUPS[k] if k < len(_SECTION_GROUPS) else ()
+        texts = [by_group.get(order[g], []) for g in feeds if g < len(order)]
+        pool = [s for t in texts for a in t for s in sentences(a)]
+        if k == 0 or not rnd.questions:
+            pool = [*sentences(description), *pool]
+        used: set[str] = set()
+        fields: list[NarrativeField] = []
+        for f in sec.fields:
+            keys = _keywords(f.zh) | _keywords(f.en)
+            best, best_hits = None, 0
+            for s in pool:
+                if s.text in used:
+                    continue
+                hits = sum(1 for w in keys if w in s.lower)
+                if hits > best_hits:
+                    best, best_hits = s.text, hits
+            label = _field_label(f.get(lang))
+            if best is None:
+                fields.append(NarrativeField(label=label, text=nar.not_collected.get(lang), collected=False))
+            else:
+                used.add(best)
+                fields.append(NarrativeField(label=label, text=best, collected=True))
+        sections.append(NarrativeSectionFilled(id=sec.id, title=sec.title.get(lang), fields=fields))
+    return FilledNarrative(sections=sections)
+
+
+# ---------------------------------------------------------------- Markdown
+
+_L: dict[str, dict[Lang, str]] = {
+    "timing": {"en": "Time", "zh": "用时"},
+    "budget": {"en": "budget", "zh": "预算"},
+    "over": {"en": "over budget", "zh": "超时"},
+    "narrative": {"en": "Project narrative (seed §3)", "zh": "项目经历叙事（模板 §3）"},
+    "comparison": {"en": "Compared with session {s}", "zh": "与上次面试 {s} 对比"},
+    "before": {"en": "before", "zh": "上次"},
+    "after": {"en": "now", "zh": "本次"},
+    "questions": {"en": "Your questions", "zh": "候选人的提问"},
+}
+
+
+def _l(key: str, lang: Lang, **kw: Any) -> str:
+    return _L[key][lang].format(**kw)
+
+
+def session_markdown(report: Report, rubric: Rubric) -> str:
+    lang = report.language
+    out = [report_markdown(report, rubric).rstrip("\n"), ""]
+    if not isinstance(report, SessionReport):
+        return "\n".join(out)
+    if report.timing:
+        out.append(f"## {_l('timing', lang)}")
+        for t in report.timing:
+            title = rubric.round(t.round).title.get(lang)
+            used = f"{t.used_s / 60:.1f} min" if t.used_s is not None else "—"
+            flag = f" — **{_l('over', lang)}**" if t.over_budget else ""
+            out.append(f"- {title}: {used} / {_l('budget', lang)} {t.minutes} min{flag}")
+        out.append("")
+    if report.comparison and report.comparison.rounds:
+        out.append(f"## {_l('comparison', lang, s=report.comparison.previous_session)}")
+        for rc in report.comparison.rounds:
+            title = rubric.round(rc.round).title.get(lang)
+            out += [
+                f"### {title}: {rc.before_total} → {rc.after_total} ({rc.change:+d})",
+                f"| | {_l('before', lang)} | {_l('after', lang)} | Δ |",
+                "|---|---|---|---|",
+            ]
+            for dc in rc.dimensions:
+                name = rubric.dimensions[dc.dimension].title.get(lang)
+                out.append(f"| {name} | {dc.before} | {dc.after} | {dc.change:+d} |")
+            out.append("")
+    if report.narrative:
+        out.append(f"## {_l('narrative', lang)}")
+        for sec in report.narrative.sections:
+            out.append(f"### {sec.title}")
+            out += [f"- **{f.label}**: {f.text}" for f in sec.fields]
+            out.append("")
+    if report.candidate_questions:
+        out += [f"## {_l('questions', lang)}", *[f"- {q}" for q in report.candidate_questions], ""]
+    return "\n".join(out) + "\n"

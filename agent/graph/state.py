@@ -1,0 +1,132 @@
+"""The interview's state: what the checkpointer persists after every node.
+
+Every value is plain JSON (dicts, lists, strings, numbers), so a checkpoint can be read back by any
+version of the code and by other tools; the pydantic contracts (Transcript, RoundAssessment,
+Report) are built from it at the edges (`agent.graph.session`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from agent.judge.base import Judge
+from agent.report import JudgeInfo
+from agent.rubric.loader import Rubric
+from agent.rubric.model import Lang, RoundId
+
+Mode = Literal["practice", "copilot", "grade"]
+"""practice: the graph asks; copilot: a human interviewer asks; grade: a recorded transcript is replayed."""
+Phase = Literal["rounds", "questions", "done"]
+"""rounds: the rubric rounds; questions: the candidate's own questions at the end of the full mock."""
+Awaiting = Literal["candidate", "interviewer"]
+InboxKind = Literal["answer", "ask", "close", "interviewer"]
+Route = Literal["wait", "assess", "choose", "score", "open", "report"]
+
+
+class PlannedRound(TypedDict):
+    round: RoundId
+    minutes: int
+    variant_seed: int | None
+    """round 3 only: the seed of a fresh variant of the numbers (None: the seed's own numbers)."""
+
+
+class Inbox(TypedDict):
+    """What the graph was resumed with (or, in grade mode, the next recorded turn)."""
+
+    kind: InboxKind
+    text: str
+    at_s: float | None
+    clocked: bool
+    """True when the caller gave the time (tests, recorded transcripts), False for the wall clock."""
+
+
+class RoundRun(TypedDict):
+    """Bookkeeping of the round under way; reset when the next round opens."""
+
+    started_s: float
+    followups: list[str]
+    """ids of the listed follow-ups asked so far."""
+    facts_given: list[str]
+    """ids of the hidden inputs given because the candidate asked for them."""
+    asked_unprompted: bool
+    question: int
+    """project-experience: index of the current question; -1 while the candidate describes the project."""
+    question_followed: bool
+    """project-experience: the current question's trigger follow-up was asked."""
+    segment: int
+    """index in the round's turns where the answer to the current question starts."""
+    over_budget: bool
+
+
+class Suggestion(TypedDict):
+    text: str
+    why: list[str]
+    followup: str | None
+
+
+class RoundTiming(TypedDict):
+    round: RoundId
+    minutes: int
+    used_s: float | None
+    over_budget: bool
+
+
+class Previous(TypedDict):
+    """redo: the attempt being redone, for the side-by-side comparison."""
+
+    session: str
+    rounds: dict[str, dict[str, Any]]
+    """round id -> that round's RoundAssessment (JSON)."""
+
+
+class InterviewState(TypedDict):
+    session_id: str
+    plan: str
+    mode: Mode
+    language: Lang
+    rounds: list[PlannedRound]
+    candidate_questions: bool
+    """the full mock ends with five minutes of the candidate's own questions."""
+    round_index: int
+    phase: Phase
+    run: RoundRun | None
+    transcript: list[dict[str, Any]]
+    """TranscriptRound JSON, one per opened round, in order."""
+    asked: list[str]
+    """the candidate's own questions (end of the full mock)."""
+    question: str | None
+    """what the candidate is being asked right now (None: co-pilot waiting for the interviewer)."""
+    awaiting: Awaiting | None
+    inbox: Inbox | None
+    route: Route
+    clock_s: float
+    """seconds since the session started, as of the last event."""
+    clock_base: float
+    """wall-clock time (epoch seconds) of the session's start."""
+    simulated: bool
+    """answers carried their own times: elapsed time is read from them, never from the wall clock."""
+    draft: dict[str, Any] | None
+    """the latest draft RoundAssessment of the round under way (JSON)."""
+    draft_key: str | None
+    suggestions: list[Suggestion]
+    assessments: list[dict[str, Any]]
+    """the scored rounds' RoundAssessment (JSON), in order."""
+    timing: list[RoundTiming]
+    recorded: list[dict[str, Any]]
+    """grade mode: the recorded transcript's rounds."""
+    replay_pos: int
+    previous: Previous | None
+    max_followups: int
+    notice: str | None
+    """something the candidate should be told (the round closed because time ran out)."""
+    report: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """What the nodes need but the checkpoint must not hold: the rubric and the judge."""
+
+    rubric: Rubric
+    judge: Judge
+    info: JudgeInfo

@@ -1,0 +1,130 @@
+"""Where sessions live: `data_dir()/sessions.sqlite`.
+
+One file holds LangGraph's SQLite checkpointer (one `thread_id` per session: the session id) and a
+small session index (id, plan, mode, language, status, owner, created/updated) that lists sessions
+without loading every checkpoint.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from agent.config import data_dir
+from agent.graph.errors import SessionError
+from agent.graph.interview import Graph, build
+
+DB_NAME = "sessions.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS interview_sessions (
+    id TEXT PRIMARY KEY,
+    plan TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    language TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)
+"""
+_COLUMNS = "id, plan, mode, language, status, owner, created_at, updated_at"
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    plan: str
+    mode: str
+    language: str
+    status: str
+    owner: str | None
+    created_at: str
+    updated_at: str
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def thread_config(session_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": session_id}, "recursion_limit": 200}
+
+
+class Store:
+    """The checkpointer, the compiled graph on it, and the session index."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        self.saver = SqliteSaver(conn)
+        self.saver.setup()
+        self._index = sqlite3.connect(str(path), check_same_thread=False, timeout=30, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._index.execute(_SCHEMA)
+        self.graph: Graph = build(self.saver)
+
+    def create(self, row: SessionRow) -> None:
+        with self._lock:
+            try:
+                self._index.execute(
+                    f"INSERT INTO interview_sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        row.id,
+                        row.plan,
+                        row.mode,
+                        row.language,
+                        row.status,
+                        row.owner,
+                        row.created_at,
+                        row.updated_at,
+                    ),
+                )
+            except sqlite3.IntegrityError as e:
+                raise SessionError(f"session id {row.id!r} is already taken") from e
+
+    def get(self, session_id: str) -> SessionRow | None:
+        with self._lock:
+            cur = self._index.execute(
+                f"SELECT {_COLUMNS} FROM interview_sessions WHERE id = ?", (session_id,)
+            )
+            r = cur.fetchone()
+        return SessionRow(*r) if r else None
+
+    def set_status(self, session_id: str, status: str) -> None:
+        with self._lock:
+            self._index.execute(
+                "UPDATE interview_sessions SET status = ?, updated_at = ? WHERE id = ?",
+                (status, now_iso(), session_id),
+            )
+
+    def list(self, owner: str | None) -> list[SessionRow]:
+        with self._lock:
+            cur = self._index.execute(
+                f"SELECT {_COLUMNS} FROM interview_sessions WHERE owner IS ? ORDER BY updated_at DESC, id",
+                (owner,),
+            )
+            rows = cur.fetchall()
+        return [SessionRow(*r) for r in rows]
+
+
+_STORES: dict[Path, Store] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def open_store(path: Path | None = None) -> Store:
+    """The store for `path` (default: the data dir's sessions.sqlite), opened once per process."""
+    p = (path or data_dir() / DB_NAME).resolve()
+    with _STORES_LOCK:
+        if p not in _STORES:
+            _STORES[p] = Store(p)
+        return _STORES[p]
