@@ -1,0 +1,172 @@
+"""Speech to text: offline faster-whisper (default) or an OpenAI-compatible transcription endpoint.
+
+The language is always forced from the interview's language (never detected): a Chinese session
+transcribes as Chinese even when the answer is full of English identifiers. Audio that cannot be
+decoded raises `AudioDecodeError` with a sentence for the user; the typed path never depends on this.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent.rubric.model import Lang
+from agent.voice.models import VoiceUnavailable, whisper_model_dir
+
+if TYPE_CHECKING:
+    import numpy as np
+
+SAMPLE_RATE = 16_000
+MAX_AUDIO_BYTES = 50_000_000
+MAX_AUDIO_SECONDS = 20 * 60
+_ZH_PROMPT = "以下是普通话的句子，关于 vLLM 推理服务。"
+"""Whisper writes traditional or simplified Chinese at random without a simplified-Chinese prompt."""
+
+
+class AudioDecodeError(ValueError):
+    """The audio could not be decoded or is unusable; the message is meant for the user."""
+
+
+@dataclass(frozen=True)
+class Transcription:
+    text: str
+    """What was heard (empty when no speech was recognised)."""
+    language: Lang
+    """The language the model was told to hear."""
+    duration_s: float
+    engine: str
+    """Which engine and model produced it, for the record."""
+
+
+class SpeechToText(Protocol):
+    name: str
+
+    def transcribe(self, audio: Path, language: Lang) -> Transcription: ...
+
+
+def _check_file(audio: Path) -> None:
+    try:
+        size = audio.stat().st_size
+    except OSError as e:
+        raise AudioDecodeError(f"the audio file cannot be read: {e.strerror}") from e
+    if size == 0:
+        raise AudioDecodeError("the audio is empty (0 bytes): record again, or type the answer")
+    if size > MAX_AUDIO_BYTES:
+        raise AudioDecodeError(
+            f"the audio is {size / 1e6:.0f} MB, over the limit of {MAX_AUDIO_BYTES / 1e6:.0f} MB"
+        )
+
+
+def decode(audio: Path) -> np.ndarray[Any, Any]:
+    """16 kHz mono float32 samples, or `AudioDecodeError` saying the file is not audio we can read."""
+    _check_file(audio)
+    from faster_whisper import decode_audio
+
+    try:
+        samples = decode_audio(str(audio), sampling_rate=SAMPLE_RATE)
+    except Exception as e:  # PyAV raises many kinds (InvalidDataError, DecoderNotFoundError, ...)
+        raise AudioDecodeError(
+            "could not decode the audio: it is not a recording in a format we can read "
+            f"(WAV, MP3, OGG, WebM, M4A...). Record again, or type the answer. [{type(e).__name__}]"
+        ) from e
+    if samples.size == 0:
+        raise AudioDecodeError("the audio holds no sound samples: record again, or type the answer")
+    seconds = samples.size / SAMPLE_RATE
+    if seconds > MAX_AUDIO_SECONDS:
+        raise AudioDecodeError(
+            f"the recording is {seconds / 60:.0f} minutes long, over the limit of {MAX_AUDIO_SECONDS // 60}"
+        )
+    return samples
+
+
+class WhisperSTT:
+    """faster-whisper on CPU (int8), loaded on first use from `model_dir` (default: see models.py)."""
+
+    def __init__(self, model_dir: Path | None = None, *, cpu_threads: int = 2, beam_size: int = 5) -> None:
+        self._model_dir = model_dir
+        self._cpu_threads = cpu_threads
+        self._beam_size = beam_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self.name = "faster-whisper"
+
+    def _load(self) -> Any:
+        if self._model is None:
+            from faster_whisper import WhisperModel
+
+            d = self._model_dir or whisper_model_dir()
+            try:
+                self._model = WhisperModel(
+                    str(d), device="cpu", compute_type="int8", cpu_threads=self._cpu_threads
+                )
+            except Exception as e:
+                raise VoiceUnavailable(f"the Whisper model in {d} could not be loaded: {e}") from e
+            self.name = f"faster-whisper:{d.name}"
+        return self._model
+
+    def transcribe(self, audio: Path, language: Lang) -> Transcription:
+        samples = decode(audio)
+        with self._lock:  # one transcription at a time: two cores, and the model is shared
+            model = self._load()
+            segments, info = model.transcribe(
+                samples,
+                language=language,
+                beam_size=self._beam_size,
+                initial_prompt=_ZH_PROMPT if language == "zh" else None,
+                condition_on_previous_text=False,
+            )
+            text = "".join(s.text for s in segments).strip()
+        return Transcription(text=text, language=language, duration_s=float(info.duration), engine=self.name)
+
+
+class EndpointSTT:
+    """An OpenAI-compatible `/v1/audio/transcriptions` (e.g. a vLLM server that serves Whisper)."""
+
+    def __init__(self, base_url: str, model: str, *, api_key: str = "EMPTY", timeout_s: float = 120) -> None:
+        self.base_url = base_url
+        self.model = model
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self.name = f"endpoint:{model}"
+
+    def transcribe(self, audio: Path, language: Lang) -> Transcription:
+        _check_file(audio)
+        import openai
+
+        client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self._timeout_s)
+        try:
+            with audio.open("rb") as f:
+                res = client.audio.transcriptions.create(
+                    model=self.model, file=f, language=language, response_format="json"
+                )
+        except openai.BadRequestError as e:
+            raise AudioDecodeError(
+                f"the transcription server could not use this audio: {e.message}. "
+                "Record again, or type the answer."
+            ) from e
+        except openai.APIError as e:
+            raise VoiceUnavailable(f"the transcription server at {self.base_url} failed: {e}") from e
+        duration = getattr(res, "duration", None)
+        return Transcription(
+            text=res.text.strip(),
+            language=language,
+            duration_s=float(duration) if duration is not None else 0.0,
+            engine=self.name,
+        )
+
+
+_default: SpeechToText | None = None
+_default_lock = threading.Lock()
+
+
+def default_stt() -> SpeechToText:
+    """`STT_BASE_URL` (+ `STT_MODEL`) selects an endpoint; otherwise offline faster-whisper. One per process."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            url = os.environ.get("STT_BASE_URL")
+            _default = EndpointSTT(url, os.environ.get("STT_MODEL", "whisper")) if url else WhisperSTT()
+        return _default

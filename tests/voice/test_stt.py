@@ -1,0 +1,131 @@
+"""Speech to text, offline: the packaged Whisper base model, the language forced, clear errors on bad audio."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from agent.voice import AudioDecodeError, EndpointSTT, VoiceUnavailable, WhisperSTT, ensure_whisper_base
+from agent.voice.models import WHISPER_BASE_SHA256, sha256_file, whisper_model_dir
+
+
+def test_an_english_answer_spoken_by_espeak_comes_back_as_its_words(
+    stt: WhisperSTT, espeak_wav: Callable[[str, str], Path]
+) -> None:
+    wav = espeak_wav("I would roll back the deployment and check the latency.", "en-us")
+    t = stt.transcribe(wav, "en")
+    words = t.text.lower()
+    assert "roll back" in words and "deployment" in words and "latency" in words, t.text
+    assert t.language == "en" and 2 < t.duration_s < 10 and t.engine.startswith("faster-whisper")
+
+
+def test_a_chinese_session_hears_chinese(stt: WhisperSTT, espeak_wav: Callable[[str, str], Path]) -> None:
+    wav = espeak_wav("你好，我们开始面试。", "cmn-latn-pinyin")
+    t = stt.transcribe(wav, "zh")
+    assert t.language == "zh"
+    assert "开始面试" in t.text, t.text
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "empty"),
+        (b"RIFF\x00\x00\x00\x00WAVEfmt this is not audio at all" * 20, "could not decode the audio"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "could not decode the audio"),
+        (b'{"id": "t-001"}', "could not decode the audio"),
+    ],
+)
+def test_audio_that_cannot_be_decoded_gets_a_clear_message(
+    stt: WhisperSTT, tmp_path: Path, data: bytes, message: str
+) -> None:
+    bad = tmp_path / "answer.wav"
+    bad.write_bytes(data)
+    with pytest.raises(AudioDecodeError, match=message) as e:
+        stt.transcribe(bad, "en")
+    assert "type the answer" in str(e.value)
+
+
+def test_the_packaged_parts_join_once_into_the_pinned_model(whisper_dir: Path) -> None:
+    model = whisper_dir / "model.bin"
+    assert sha256_file(model) == WHISPER_BASE_SHA256
+    assert {p.name for p in whisper_dir.iterdir()} == {
+        "model.bin",
+        "config.json",
+        "tokenizer.json",
+        "vocabulary.json",
+    }
+    mtime = model.stat().st_mtime_ns
+    ensure_whisper_base(whisper_dir)
+    assert model.stat().st_mtime_ns == mtime
+
+
+def test_a_damaged_joined_model_is_rebuilt(tmp_path: Path) -> None:
+    d = ensure_whisper_base(tmp_path / "w")
+    with (d / "model.bin").open("r+b") as f:
+        f.write(b"XXXX")
+    from agent.voice import models
+
+    models._verified.discard(d)
+    ensure_whisper_base(d)
+    assert sha256_file(d / "model.bin") == WHISPER_BASE_SHA256
+
+
+def test_whisper_model_dir_names_a_bad_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHISPER_MODEL_DIR", str(tmp_path))
+    with pytest.raises(VoiceUnavailable, match=r"not a faster-whisper model folder \(missing model.bin"):
+        whisper_model_dir()
+
+
+def test_whisper_model_dir_is_configurable(whisper_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHISPER_MODEL_DIR", str(whisper_dir))
+    assert whisper_model_dir() == whisper_dir
+
+
+class _FakeTranscriptions(BaseHTTPRequestHandler):
+    seen: list[bytes] = []  # noqa: RUF012
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).seen.append(body)
+        if b"not audio" in body:
+            self.send_response(400)
+            payload: dict[str, object] = {"error": {"message": "Invalid audio file", "type": "BadRequestError", "code": 400}}
+        else:
+            self.send_response(200)
+            payload = {"text": " the scheduler admits the request "}
+        data = json.dumps(payload).encode()
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_server() -> Iterator[str]:
+    srv = HTTPServer(("127.0.0.1", 0), _FakeTranscriptions)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}/v1"
+    finally:
+        srv.shutdown()
+
+
+def test_an_openai_compatible_endpoint_can_transcribe_instead(fake_server: str, tmp_path: Path) -> None:
+    wav = tmp_path / "a.wav"
+    wav.write_bytes(b"RIFF....WAVE fake but non-empty")
+    t = EndpointSTT(fake_server, "whisper-base").transcribe(wav, "zh")
+    assert t.text == "the scheduler admits the request" and t.engine == "endpoint:whisper-base"
+    sent = _FakeTranscriptions.seen[-1]
+    assert b'name="language"' in sent and b"\r\n\r\nzh\r\n" in sent
+    bad = tmp_path / "b.wav"
+    bad.write_bytes(b"not audio")
+    with pytest.raises(AudioDecodeError, match="Invalid audio file"):
+        EndpointSTT(fake_server, "whisper-base").transcribe(bad, "en")
