@@ -53,6 +53,8 @@ def assess_answer(
     judge = judge or EmbeddedJudge()
     info = info or JudgeInfo(kind="embedded", model=EmbeddedJudge.model, rubric_version=rubric.version)
     all_sents = sentences(answer)
+    hp = rubric.lexicon.get("happy_path", {})
+    common = {e.id: e.cues for e in rubric.common.evidence}
     checks = run_checks(
         round_id,
         answer,
@@ -60,6 +62,8 @@ def assess_answer(
         path_checker=path_checker,
         capacity_params=capacity_params,
         sents=all_sents,
+        failure_cues=common.get(hp.get("failure_item", "")),
+        rollback_cues=common.get(hp.get("rollback_item", "")),
     )
     inj = {s.idx for s in injected(all_sents, rubric.lexicon)}
     clean = [s for s in all_sents if s.idx not in inj]

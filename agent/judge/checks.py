@@ -11,13 +11,14 @@ from typing import Any
 
 from agent.judge import capacity
 from agent.judge.checklist import Checks, NumberFinding, PathFinding
-from agent.judge.matching import Sentence, any_term, first_term, sentences
+from agent.judge.matching import Sentence, any_term, first_term, match_cues, sentences
+from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
 
 _NUMBER = re.compile(r"(?<![\w.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
+_MULTIPLIER = re.compile(r"\d(?:\.\d+)?\s*(?:x\b|×|倍|%|percent)", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])vllm/[A-Za-z0-9_./{},\-]*[A-Za-z0-9_/}](?:(?:::?|\.)[A-Z_a-z][\w.]*)?")
-_ARITH = re.compile(r"[=≈×*÷]|\s/\s|\d\s*x\s*\d")
 
 
 def injected(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[Sentence]:
@@ -39,29 +40,41 @@ def numbers(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[NumberFindin
         for m in _NUMBER.finditer(s.text):
             if not _unit_after(s.text, m.end(), lex["quantity_units"]):
                 continue
+            if float(m.group(0).replace(",", "")) in (1.0, 2.0):
+                continue  # constants such as 2 bytes per BF16 value, 2 for K and V
             label = None
             for name in ("observed", "estimated", "given", "derived"):
                 if any_term(s.lower, labels[name]) or any_term(prev, labels[name]):
                     label = name
                     break
-            if label is None and _ARITH.search(s.text):
-                label = "derived"
             out.append(NumberFinding(text=m.group(0), label=label, sentence=s.text))  # type: ignore[arg-type]
     return out
 
 
 def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
-    """Measured-sounding claims with a number and no artifact, conditions or 'not collected' nearby."""
+    """Measured-sounding claims with a number and no artifact (or enough conditions) in or next to them."""
     out: list[str] = []
+    need = int(lex.get("measurement_conditions_needed", 3))
     for k, s in enumerate(sents):
         if not any_term(s.lower, lex["measured_claims"]):
             continue
-        if not re.search(r"\d", s.text):
+        if not (numbers([s], lex) or _MULTIPLIER.search(s.text)):
             continue
+        labels = lex["number_labels"]
+        if any_term(s.lower, labels["given"]) or any_term(s.lower, labels["estimated"]):
+            continue  # a number stated as given or estimated is not a claim of measurement
         near = " ".join(x.lower for x in sents[max(0, k - 1) : k + 2])
-        if not any_term(near, lex["artifacts"]):
+        if any_term(near, lex["artifacts"]):
+            continue
+        conditions = sum(1 for t in lex.get("measurement_conditions", []) if any_term(near, [t]))
+        if conditions < need:
             out.append(s.text)
     return out
+
+
+def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
+    """A rollback or containment step the answer proposes (a negated one, 'no rollback', does not count)."""
+    return any(any_term(s.lower, lex["rollback"]) and not any_term(s.lower, lex["rollback_negated"]) for s in sents)
 
 
 def cited_paths(text: str) -> list[str]:
@@ -115,6 +128,8 @@ def run_checks(
     path_checker: PathChecker | None = None,
     capacity_params: capacity.CapacityParams | None = None,
     sents: Sequence[Sentence] | None = None,
+    failure_cues: Cues | None = None,
+    rollback_cues: Cues | None = None,
 ) -> Checks:
     """All deterministic checks of one round's answer."""
     all_sents = list(sents) if sents is not None else sentences(answer)
@@ -122,6 +137,14 @@ def run_checks(
     inj_ids = {s.idx for s in inj}
     clean = [s for s in all_sents if s.idx not in inj_ids]
     lower = " ".join(s.lower for s in clean)
+    failure = (
+        match_cues(failure_cues, answer, clean).found
+        if failure_cues is not None
+        else any_term(lower, lex.get("failure_terms", ["fail", "故障", "oom", "超时", "timeout"]))
+    )
+    rollback = rollback_mentioned(clean, lex) or (
+        rollback_cues is not None and match_cues(rollback_cues, answer, clean).found
+    )
 
     nums = numbers(clean, lex)
     paths: list[PathFinding] = []
@@ -136,7 +159,7 @@ def run_checks(
         fabricated=fabricated(clean, lex),
         injection=[s.text for s in inj],
         paths=paths,
-        happy_path_only=not (any_term(lower, lex["failure_boundary"]) or any_term(lower, lex["rollback"])),
+        happy_path_only=not (failure or rollback),
         mutation_before_evidence=mutation_before_evidence(clean, lex) if round_id == "incident" else None,
         no_alternative=round_id in lex.get("alternative_required_in", [])
         and not any_term(lower, lex["alternative"]),
