@@ -134,6 +134,27 @@ def _keywords(text: str) -> set[str]:
     return {w for w in words if len(w) >= 2}
 
 
+_NOTHING = {
+    "no",
+    "none",
+    "n/a",
+    "na",
+    "not collected",
+    "未采集",
+    "没有",
+    "无",
+    "不知道",
+    "i don't know",
+    "no data",
+}
+
+
+def _says_nothing(sentence: str) -> bool:
+    """A bare "no" / "not collected": honest, but nothing to put in a field."""
+    core = re.sub(r"[\s\W_]+$|^[\s\W_]+", "", sentence.lower())
+    return core in _NOTHING or len(core) < 2
+
+
 def _field_label(text: str) -> str:
     """The field's name: the part before the colon (the bracketed hint is what the candidate fills)."""
     for sep in ("：", ":"):
@@ -182,6 +203,7 @@ def fill_narrative(rubric: Rubric, tr: TranscriptRound, lang: Lang) -> FilledNar
         pool = [s for t in texts for a in t for s in sentences(a)]
         if k == 0 or not rnd.questions:
             pool = [*sentences(description), *pool]
+        pool = [s for s in pool if not _says_nothing(s.text)]
         used: set[str] = set()
         fields: list[NarrativeField] = []
         for f in sec.fields:

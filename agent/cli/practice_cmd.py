@@ -1,0 +1,186 @@
+"""`interview practice [--plan full|ROUND|project|"redo SESSION"] [--lang zh|en] [--session ID]`
+and `interview sessions [--json]`.
+
+A terminal text session on the interview graph. Each question is printed on its own line starting
+with `Q: `; each answer is the lines up to a line holding only `.` (also when standard input is
+not a terminal, so scripts and tests can drive it). A session is resumable with `--session ID`: it
+asks the same pending question again. Also runs as `python -m agent.cli.practice_cmd practice ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, BinaryIO
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agent.graph import (
+    SessionError,
+    SessionNotFound,
+    SessionView,
+    answer,
+    get_session,
+    list_sessions,
+    start_session,
+)
+from agent.graph.plan import usage
+from agent.graph.report import session_markdown
+from agent.rubric import Lang, RubricError, default_rubric
+
+END_OF_ANSWER = b"."
+
+
+def read_answer(stream: BinaryIO) -> bytes | None:
+    """The lines up to a line holding only `.`, without that line; None when the input ends first."""
+    lines: list[bytes] = []
+    for raw in iter(stream.readline, b""):
+        if raw.rstrip(b"\r\n") == END_OF_ANSWER:
+            return b"".join(lines).rstrip(b"\r\n")
+        lines.append(raw)
+    return None
+
+
+def _decode(raw: bytes) -> str | bytes:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw  # answer() says clearly that it is not text
+
+
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _round_header(v: SessionView) -> str:
+    rubric = default_rubric()
+    if v.round is None:
+        name = "候选人提问" if v.language == "zh" else "Your questions"
+        return f"— {name} · {v.round_minutes} min —"
+    title = rubric.round(v.round).title.get(v.language)
+    return f"— {v.round_index + 1}/{v.n_rounds} · {title} · {v.round_minutes} min —"
+
+
+def _round_result(v: SessionView) -> str | None:
+    ra = v.last_assessment
+    if ra is None:
+        return None
+    title = default_rubric().round(ra.round).title.get(v.language)
+    scores = ", ".join(f"{d} {s}" for d, s in ra.scores.items())
+    flags = f" · flags: {', '.join(ra.flags)}" if ra.flags else ""
+    return f"{title}: {ra.total}/25 ({scores}){flags}"
+
+
+def practice(
+    plan: Annotated[str, typer.Option("--plan", help=usage())] = "full",
+    lang: Annotated[str, typer.Option("--lang", help="zh or en")] = "en",
+    session: Annotated[
+        str | None, typer.Option("--session", help="resume this session, or start one with this id")
+    ] = None,
+) -> None:
+    """Practise a mock interview in the terminal: answers end with a line holding only '.'."""
+    err = Console(stderr=True)
+    if lang not in ("zh", "en"):
+        err.print(f"[red]error:[/] unknown language {lang!r}; choose zh or en")
+        raise typer.Exit(2)
+    language: Lang = "zh" if lang == "zh" else "en"
+    try:
+        view: SessionView | None = None
+        if session:
+            try:
+                view = get_session(session)
+                err.print(f"resuming session {view.session_id} ({view.plan}); the pending question again:")
+            except SessionNotFound:
+                view = None
+        if view is None:
+            view = start_session(plan, language, "practice", session_id=session)
+    except (SessionError, RubricError) as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from e
+    if view.mode != "practice":
+        err.print(f"[red]error:[/] session {view.session_id} is a co-pilot session; open it in the app")
+        raise typer.Exit(2)
+    sid = view.session_id
+    err.print(f"session {sid} · plan {view.plan} · resume with: interview practice --session {sid}")
+    if sys.stdin.isatty():
+        err.print("End each answer with a line holding only '.'; Ctrl-D leaves the session resumable.")
+    shown: tuple[int, str | None] | None = None
+    stdin = sys.stdin.buffer
+    while view.status == "waiting" and view.question is not None:
+        if shown != (view.round_index, view.round):
+            _say(_round_header(view))
+            shown = (view.round_index, view.round)
+        _say("Q: " + _one_line(view.question))
+        raw = read_answer(stdin)
+        if raw is None:
+            err.print(
+                f"input ended before an answer's '.' line; resume with: interview practice --session {sid}"
+            )
+            raise typer.Exit(0)
+        new = answer(sid, _decode(raw))
+        if new.message:
+            err.print(f"[yellow]{new.message}[/]")
+        if new.notice:
+            _say(new.notice)
+        if new.round_index != view.round_index or new.status == "done":
+            closed = _round_result(new) if new.report is None else None
+            if closed and view.round is not None:
+                _say(closed)
+        view = new
+    if view.report is not None:
+        _say(session_markdown(view.report, default_rubric()))
+
+
+def sessions(
+    json_out: Annotated[
+        bool, typer.Option("--json", help="a JSON list with each session's transcript")
+    ] = False,
+) -> None:
+    """List terminal sessions (id, plan, status); --json adds each one's transcript (answers so far)."""
+    err = Console(stderr=True)
+    try:
+        items = list_sessions()
+        views = [get_session(s.session_id) for s in items]
+    except RubricError as e:
+        err.print(f"[red]rubric error:[/] {e}")
+        raise typer.Exit(2) from e
+    if json_out:
+        out = [
+            {
+                "id": s.session_id,
+                "plan": s.plan,
+                "mode": s.mode,
+                "language": s.language,
+                "status": v.status,
+                "updated_at": s.updated_at,
+                "round": v.round,
+                "question": v.question,
+                "transcript": v.transcript.model_dump(mode="json"),
+            }
+            for s, v in zip(items, views, strict=True)
+        ]
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(title=f"{len(items)} session(s)")
+    for col in ("id", "plan", "mode", "lang", "status", "answered rounds", "updated"):
+        table.add_column(col)
+    for s, v in zip(items, views, strict=True):
+        table.add_row(
+            s.session_id, s.plan, s.mode, s.language, v.status, str(len(v.transcript.rounds)), s.updated_at
+        )
+    Console().print(table)
+
+
+app = typer.Typer(help="Terminal interview sessions.", no_args_is_help=True)
+app.command("practice")(practice)
+app.command("sessions")(sessions)
+
+if __name__ == "__main__":
+    app()

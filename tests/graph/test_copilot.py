@@ -1,0 +1,68 @@
+"""Co-pilot: a human interviewer asks; after each answer the graph suggests what still lacks evidence."""
+
+from __future__ import annotations
+
+from agent.graph import answer, ask, close_round, start_session
+from agent.rubric import Rubric
+from tests.graph.script import answers_of, partial, strong
+
+
+def test_copilot_suggests_follow_ups_that_target_missing_evidence(rubric: Rubric) -> None:
+    rnd = rubric.round("concepts")
+    v = start_session("concepts", "en", "copilot", session_id="co-1")
+    assert v.mode == "copilot" and v.question == rnd.prompt.en and v.awaiting == "candidate"
+    assert v.suggestions == []
+
+    v = answer("co-1", partial(rubric, "concepts", 4), at_s=40)
+    # the graph waits for the interviewer, with a draft score and suggestions
+    assert v.status == "waiting" and v.awaiting == "interviewer" and v.question is None
+    draft = v.last_assessment
+    assert draft is not None and draft.checklist is not None and draft.missing_evidence
+    assert {s.followup for s in v.suggestions} == {f.id for f in rnd.followups}
+    missing = set(draft.missing_evidence)
+    top = v.suggestions[0]
+    assert top.why and set(top.why) <= missing  # why = the expected evidence it probes that is still missing
+    counts = [len(s.why) for s in v.suggestions]
+    assert counts == sorted(counts, reverse=True)  # targeting follow-ups first
+    for s in v.suggestions:
+        f = next(f for f in rnd.followups if f.id == s.followup)
+        texts = {i.id: i.text.en for i in rubric.evidence("concepts")}
+        assert set(s.why) == {texts[p] for p in f.probes if texts.get(p) in missing}
+
+    # the interviewer's choice is recorded as that follow-up
+    v = ask("co-1", top.text)
+    assert v.question == top.text and v.awaiting == "candidate"
+    v = answer("co-1", strong(rubric, "concepts"), at_s=90)
+    chosen = [t for t in v.transcript.rounds[0].turns if t.role == "interviewer"][1]
+    assert chosen.text == top.text and (chosen.model_extra or {}).get("followup") == top.followup
+    assert all(s.followup != top.followup for s in v.suggestions)  # not suggested twice
+    assert v.last_assessment is not None and v.last_assessment.total > draft.total
+
+    # or their own question
+    v = ask("co-1", "How would you explain this to a new teammate?")
+    v = answer("co-1", "With a diagram of the block table.", at_s=120)
+    own = [t for t in v.transcript.rounds[0].turns if t.role == "interviewer"][-1]
+    assert (own.model_extra or {}).get("own") is True
+
+    v = close_round("co-1")
+    assert v.status == "done" and v.report is not None
+    assert v.report.rounds[0].scores == v.last_assessment.scores  # type: ignore[union-attr]
+    assert len(answers_of(v)) == 3
+
+
+def test_copilot_gives_the_asked_for_input_as_a_suggestion(rubric: Rubric) -> None:
+    v = start_session("capacity", "en", "copilot")
+    v = answer(v.session_id, "What is the block size? Is it given?", at_s=30)
+    fact = next(f for f in rubric.round("capacity").given if f.id == "given-block-size")
+    assert fact.text.en in v.suggestions[0].text and v.suggestions[0].why
+
+
+def test_ask_is_for_copilot_sessions_and_close_needs_an_answer() -> None:
+    v = start_session("concepts", "en")
+    v2 = ask(v.session_id, "my own question")
+    assert v2.message and "co-pilot" in v2.message and v2.question == v.question
+    c = start_session("concepts", "en", "copilot")
+    c2 = close_round(c.session_id)
+    assert c2.message and "not answered" in c2.message and c2.status == "waiting"
+    c3 = ask(c.session_id, "   ")
+    assert c3.message and "empty" in c3.message
