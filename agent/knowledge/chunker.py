@@ -11,11 +11,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"
 """Bump when chunk boundaries or embedded text change: the index then re-embeds every file."""
 
 MAX_LINES = 80
 MAX_CHARS = 3200
+MIN_PART_LINES = 6
+"""A split part shorter than this joins its neighbour (no one-line chunks)."""
 
 MODULE = "<module>"
 
@@ -119,7 +121,16 @@ class _Chunker:
         if b > cur_b:
             cur_b = b
         groups.append((cur_a, cur_b))
-        return groups
+        return self._merge_small(groups)
+
+    def _merge_small(self, groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        for a, b in groups:
+            if out and (b - a + 1 < MIN_PART_LINES or out[-1][1] - out[-1][0] + 1 < MIN_PART_LINES):
+                out[-1] = (out[-1][0], b)
+            else:
+                out.append((a, b))
+        return out
 
     def emit(
         self, symbol: str, kind: str, a: int, b: int, stmts: Sequence[ast.AST] = (), context: str = ""

@@ -240,12 +240,18 @@ class SourceIndex:
         mapped = map_terms(text)
         collection = self.collection()
         n = min(len(self._chunks), max(60, k * 12))
-        res = collection.query(query_embeddings=[self.embedder.embed_query(mapped)], n_results=n,
-                               include=["distances"])
+        qvec = self.embedder.embed_query(mapped)
+        res = collection.query(query_embeddings=[qvec], n_results=n, include=["distances"])
         vec = {cid: 1.0 - float(d) for cid, d in zip(res["ids"][0], res["distances"][0], strict=True)}
         lex_all = self._lexical().scores(tokens(mapped))
         lex_top = sorted(lex_all.items(), key=lambda kv: -kv[1])[:n]
         best_lex = lex_top[0][1] if lex_top else 0.0
+        # Lexical candidates the vector search did not return still get their true cosine.
+        unseen = [cid for cid, _ in lex_top if cid not in vec]
+        if unseen:
+            got = collection.get(ids=unseen, include=["embeddings"])
+            for cid, emb in zip(got["ids"], got["embeddings"], strict=True):
+                vec[cid] = float(sum(a * b for a, b in zip(qvec, emb, strict=True)))
         candidates = set(vec) | {cid for cid, _ in lex_top}
         fused: list[tuple[float, str]] = []
         for cid in candidates:
@@ -348,11 +354,15 @@ class SourceIndex:
 
             commit = source.commit
             t_embed = time.perf_counter()
-            vectors: list[list[float]] = []
-            for i in range(0, len(new_chunks), batch_size):
-                batch = new_chunks[i : i + batch_size]
-                vectors.extend(self.embedder.embed_documents([c.embed_text() for c in batch]))
-                say(f"embedded {min(i + batch_size, len(new_chunks))}/{len(new_chunks)} chunks")
+            # Embed in length order (less padding per batch), then put the vectors back in chunk order.
+            texts = [c.embed_text() for c in new_chunks]
+            order = sorted(range(len(texts)), key=lambda j: len(texts[j]))
+            vectors: list[list[float]] = [[] for _ in texts]
+            for i in range(0, len(order), batch_size):
+                part = order[i : i + batch_size]
+                for j, vec in zip(part, self.embedder.embed_documents([texts[j] for j in part]), strict=True):
+                    vectors[j] = vec
+                say(f"embedded {min(i + batch_size, len(order))}/{len(order)} chunks")
             embed_seconds = time.perf_counter() - t_embed
 
             gen = self.root / f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
