@@ -234,6 +234,7 @@ def open_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         "draft": None,
         "draft_key": None,
         "suggestions": [],
+        "snippets": [],
         "route": "wait",
     }
 
@@ -323,11 +324,24 @@ def _chosen(
 
 
 def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
-    """Draft assessment of the round so far (the whole round's answers, as the final score will see them)."""
+    """Draft assessment of the round so far (the whole round's answers, as the final score will see them);
+    in co-pilot, also the vLLM source snippets that verify what the last answer claims."""
     ctx = runtime.context
     tr = TranscriptRound.model_validate(state["transcript"][-1])
     ra = assess_round(ctx, tr, state["language"])
-    return {"draft": ra.model_dump(mode="json"), "draft_key": assessment_key(ctx, tr), "route": "choose"}
+    upd: Update = {
+        "draft": ra.model_dump(mode="json"),
+        "draft_key": assessment_key(ctx, tr),
+        "route": "choose",
+    }
+    if state["mode"] == "copilot" and ctx.retrieve is not None:
+        last = next(t for t in reversed(tr.turns) if t.role == "candidate")
+        try:
+            upd["snippets"] = [s.model_dump(mode="json") for s in ctx.retrieve(last.text)]
+        except Exception as e:  # retrieval is an aid: the interview goes on without it, and says so
+            upd["snippets"] = []
+            upd["notice"] = wording.say("no_snippets", state["language"], why=str(e)[:200])
+    return upd
 
 
 def _ask(state: InterviewState, text: str, run: RoundRun, **extra: Any) -> Update:
@@ -460,6 +474,7 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
         "draft": None,
         "draft_key": None,
         "suggestions": [],
+        "snippets": [],
         "question": None,
         "awaiting": None,
         "route": "open",

@@ -13,6 +13,7 @@ import secrets
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -28,12 +29,15 @@ from agent.graph.report import SessionReport
 from agent.graph.state import GraphContext, Inbox, InboxKind, InterviewState, PlannedRound
 from agent.graph.store import SessionRow, Store, now_iso, open_store, thread_config
 from agent.judge.factory import make_judge
+from agent.knowledge.snippet import Snippet
 from agent.report import Report, RoundAssessment
 from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import Lang, RoundId
 from agent.transcript import MAX_ANSWER_CHARS, Transcript, TranscriptRound
 
 SessionMode = Literal["practice", "copilot"]
+SNIPPETS = 3
+"""co-pilot: source snippets retrieved per answer."""
 MAX_FOLLOWUPS = 2
 """Listed follow-ups the agent asks in one round (practice), besides the given inputs the candidate asks for."""
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -71,6 +75,8 @@ class SessionView(BaseModel):
     awaiting: Literal["candidate", "interviewer"] | None = None
     notice: str | None = None
     """something the candidate should know, e.g. the round closed because its time ran out."""
+    snippets: list[Snippet] = Field(default_factory=list)
+    """co-pilot: vLLM source that verifies (or refutes) the last answer's claims; empty without an index."""
 
 
 class SessionSummary(BaseModel):
@@ -86,19 +92,36 @@ class SessionSummary(BaseModel):
 # ---------------------------------------------------------------- context, locks
 
 
-_CTX: dict[tuple[str, str | None, str | None], GraphContext] = {}
+_CTX: dict[tuple[str, str | None, str | None, str], GraphContext] = {}
 _CTX_LOCK = threading.Lock()
 _SESSION_LOCKS: dict[str, threading.Lock] = {}
 
 
+def _retriever() -> Callable[[str], list[Snippet]] | None:
+    """Source retrieval over the built index (`interview index build`), or None when there is none."""
+    try:
+        from agent.knowledge import SourceIndex
+
+        index = SourceIndex()
+        if not index.status().built:
+            return None
+    except Exception:  # no index, or the knowledge extras are not installed: co-pilot runs without snippets
+        return None
+
+    def retrieve(text: str) -> list[Snippet]:
+        return index.query(text[:2000], k=SNIPPETS)
+
+    return retrieve
+
+
 def graph_context(rubric: Rubric | None = None) -> GraphContext:
-    """The rubric and the judge (vLLM when JUDGE_BASE_URL answers, else the embedded judge)."""
+    """The rubric, the judge (vLLM when JUDGE_BASE_URL answers, else the embedded judge), the index."""
     rubric = rubric or default_rubric()
-    key = (rubric.version, config.judge_base_url(), config.judge_model())
+    key = (rubric.version, config.judge_base_url(), config.judge_model(), str(config.data_dir()))
     with _CTX_LOCK:
         if key not in _CTX:
             judge, info, _why = make_judge("auto", rubric)
-            _CTX[key] = GraphContext(rubric=rubric, judge=judge, info=info)
+            _CTX[key] = GraphContext(rubric=rubric, judge=judge, info=info, retrieve=_retriever())
         return _CTX[key]
 
 
@@ -135,6 +158,7 @@ def initial_state(
         draft=None,
         draft_key=None,
         suggestions=[],
+        snippets=[],
         assessments=[],
         timing=[],
         recorded=recorded or [],
@@ -194,6 +218,7 @@ def _view(row: SessionRow, v: dict[str, Any], message: str | None = None) -> Ses
         message=message,
         awaiting=v["awaiting"],
         notice=v.get("notice"),
+        snippets=[Snippet.model_validate(x) for x in v.get("snippets", [])],
     )
 
 

@@ -7,10 +7,12 @@ Report) are built from it at the edges (`agent.graph.session`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from agent.judge.base import Judge
+from agent.knowledge.snippet import Snippet
 from agent.report import JudgeInfo
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
@@ -110,6 +112,8 @@ class InterviewState(TypedDict):
     """the latest draft RoundAssessment of the round under way (JSON)."""
     draft_key: str | None
     suggestions: list[Suggestion]
+    snippets: list[dict[str, Any]]
+    """co-pilot: vLLM source snippets to verify what the last answer claims (when the index is built)."""
     assessments: list[dict[str, Any]]
     """the scored rounds' RoundAssessment (JSON), in order."""
     timing: list[RoundTiming]
@@ -130,3 +134,5 @@ class GraphContext:
     rubric: Rubric
     judge: Judge
     info: JudgeInfo
+    retrieve: Callable[[str], list[Snippet]] | None = None
+    """source retrieval for co-pilot snippets; None when no index is built."""

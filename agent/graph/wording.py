@@ -64,6 +64,10 @@ _W: dict[str, dict[Lang, str]] = {
         "zh": "结束本轮（没有针对缺失证据的追问了）。",
     },
     "next_question": {"en": "Next question", "zh": "下一题"},
+    "no_snippets": {
+        "en": "Source snippets are unavailable for this answer: {why}",
+        "zh": "本次回答无法检索源码片段：{why}",
+    },
     "asked_for": {"en": "the candidate asked for: {fact}", "zh": "候选人问到：{fact}"},
 }
 

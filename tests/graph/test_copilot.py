@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from agent.graph import answer, ask, close_round, start_session
+from agent.graph import session as graph_session
+from agent.knowledge.snippet import Snippet
 from agent.rubric import Rubric
 from tests.graph.script import answers_of, partial, strong
 
@@ -66,3 +72,34 @@ def test_ask_is_for_copilot_sessions_and_close_needs_an_answer() -> None:
     assert c2.message and "not answered" in c2.message and c2.status == "waiting"
     c3 = ask(c.session_id, "   ")
     assert c3.message and "empty" in c3.message
+
+
+def test_copilot_shows_source_snippets_when_an_index_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    snip = Snippet(
+        path="vllm/v1/core/block_pool.py",
+        symbol="BlockPool",
+        kind="class",
+        start_line=1,
+        end_line=20,
+        commit="b23bd73f540175f9e117eaee5029cd7d8df63964",
+        permalink="https://github.com/vllm-project/vllm/blob/b23bd73f/vllm/v1/core/block_pool.py#L1-L20",
+        text="class BlockPool: ...",
+        score=0.9,
+    )
+    asked: list[str] = []
+
+    def retriever() -> Callable[[str], list[Snippet]]:
+        def retrieve(text: str) -> list[Snippet]:
+            asked.append(text)
+            return [snip]
+
+        return retrieve
+
+    monkeypatch.setattr(graph_session, "_retriever", retriever)
+    monkeypatch.setattr(graph_session, "_CTX", {})
+    v = start_session("concepts", "en", "copilot")
+    v = answer(v.session_id, "Paged KV uses a block pool.", at_s=5)
+    assert v.snippets == [snip] and asked == ["Paged KV uses a block pool."]
+    p = start_session("concepts", "en")  # practice: no snippets to show
+    p = answer(p.session_id, "Paged KV uses a block pool.", at_s=5)
+    assert p.snippets == [] and len(asked) == 1

@@ -109,6 +109,18 @@ def test_hidden_inputs_are_given_only_when_the_candidate_asks(rubric: Rubric) ->
     assert note and "given-block-size" in note[0]
 
 
+def test_a_chinese_session_asks_and_answers_in_chinese(rubric: Rubric) -> None:
+    rnd = rubric.round("capacity")
+    v = start_session("capacity", "zh")
+    assert v.question == rnd.prompt.zh
+    v = answer(v.session_id, "先确认一下：block size 是多少？题设有没有给出？", at_s=30)
+    fact = next(f for f in rnd.given if f.id == "given-block-size")
+    assert v.question is not None and v.question.startswith("补充题设") and fact.text.zh in v.question
+    v = drive(v, lambda _: strong(rubric, "capacity", "zh"), start_s=30)
+    assert v.report is not None and v.report.language == "zh"
+    assert any("主动询问" in n for n in v.report.rounds[0].notes)
+
+
 def test_time_budget_overrun_closes_the_round_with_a_note(rubric: Rubric) -> None:
     v = start_session("full", "en")
     v = answer(v.session_id, WEAK, at_s=100)
