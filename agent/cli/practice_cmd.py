@@ -68,16 +68,6 @@ def _round_header(v: SessionView) -> str:
     return f"— {v.round_index + 1}/{v.n_rounds} · {title} · {v.round_minutes} min —"
 
 
-def _round_result(v: SessionView) -> str | None:
-    ra = v.last_assessment
-    if ra is None:
-        return None
-    title = default_rubric().round(ra.round).title.get(v.language)
-    scores = ", ".join(f"{d} {s}" for d, s in ra.scores.items())
-    flags = f" · flags: {', '.join(ra.flags)}" if ra.flags else ""
-    return f"{title}: {ra.total}/25 ({scores}){flags}"
-
-
 def practice(
     plan: Annotated[str, typer.Option("--plan", help=usage())] = "full",
     lang: Annotated[str, typer.Option("--lang", help="zh or en")] = "en",
@@ -129,11 +119,7 @@ def practice(
             err.print(f"[yellow]{new.message}[/]")
         if new.notice:
             _say(new.notice)
-        if new.round_index != view.round_index or new.status == "done":
-            closed = _round_result(new) if new.report is None else None
-            if closed and view.round is not None:
-                _say(closed)
-        view = new
+        view = new  # no score until the end: the interviewer does not correct along the way (seed §0)
     if view.report is not None:
         _say(session_markdown(view.report, default_rubric()))
 

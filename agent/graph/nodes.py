@@ -280,9 +280,9 @@ def record(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         common["simulated"] = True
     kind = inbox["kind"]
     if state["phase"] == "questions":
-        if kind != "answer":
-            return {**common, "route": "wait"}
-        return {**common, "asked": [*state["asked"], inbox["text"]], "route": "report"}
+        if kind == "answer":
+            return {**common, "asked": [*state["asked"], inbox["text"]], "route": "report"}
+        return {**common, "route": "report" if kind == "close" else "wait"}
     if kind == "close":
         return {**common, "route": "score"}
     if kind in ("ask", "interviewer"):

@@ -9,6 +9,7 @@ from agent.graph import (
     SessionNotFound,
     SessionView,
     answer,
+    close_round,
     get_session,
     list_sessions,
     start_session,
@@ -82,6 +83,18 @@ def test_a_complete_answer_closes_the_round_without_follow_ups(rubric: Rubric) -
     v = start_session("incident", "en")
     v = answer(v.session_id, strong(rubric, "incident"), at_s=60)
     assert v.status == "done" and v.report is not None
+
+
+def test_the_candidate_can_close_a_round_early_and_skip_the_questions_slot() -> None:
+    v = start_session("full", "en")
+    for k in range(5):
+        v = answer(v.session_id, WEAK, at_s=10 * k + 5)
+        assert v.round_index == k
+        v = close_round(v.session_id)
+    assert v.status == "waiting" and v.round is None and v.round_minutes == 5  # the candidate's questions
+    v = close_round(v.session_id)
+    assert v.status == "done" and v.report is not None and len(v.report.rounds) == 5
+    assert v.report.candidate_questions == []
 
 
 def test_hidden_inputs_are_given_only_when_the_candidate_asks(rubric: Rubric) -> None:

@@ -151,7 +151,7 @@ def test_a_terminal_session_runs_to_its_report(rubric: Rubric) -> None:
     cli.send(strong(rubric, "incident"))
     rc, out = cli.finish()
     assert rc == 0
-    assert f"{rubric.round('incident').title.en}: " in out and "/25" in out  # the round's score line
+    assert f"## {rubric.round('incident').title.en} — " in out and "/25" in out
     assert "# Interview report: cli-1" in out
 
 
