@@ -219,3 +219,11 @@ def test_unknown_plans_and_ids_are_refused_clearly() -> None:
     start_session("concepts", "en", session_id="same")
     with pytest.raises(ValueError, match="already taken"):
         start_session("concepts", "en", session_id="same")
+
+
+def test_a_view_survives_a_json_round_trip_before_and_after_answers() -> None:
+    v = start_session("concepts", "en", "copilot")
+    assert SessionView.model_validate_json(v.model_dump_json()) == v  # no answer yet: still readable
+    v = answer(v.session_id, WEAK, at_s=4)
+    back = SessionView.model_validate_json(v.model_dump_json())
+    assert back == v and back.transcript.rounds[0].candidate_text() == WEAK
