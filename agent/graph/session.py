@@ -14,6 +14,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal, cast
 
@@ -28,9 +29,10 @@ from agent.graph.plan import CANDIDATE_QUESTIONS_MINUTES, Plan, make_plan
 from agent.graph.report import SessionReport
 from agent.graph.state import GraphContext, Inbox, InboxKind, InterviewState, PlannedRound
 from agent.graph.store import SessionRow, Store, now_iso, open_store, thread_config
+from agent.judge.base import Judge
 from agent.judge.factory import make_judge
 from agent.knowledge.snippet import Snippet
-from agent.report import Report, RoundAssessment
+from agent.report import JudgeInfo, Report, RoundAssessment
 from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import Lang, RoundId
 from agent.transcript import MAX_ANSWER_CHARS, Transcript, TranscriptRound
@@ -440,11 +442,24 @@ def list_sessions(*, owner: str | None = None) -> list[SessionSummary]:
 _GRADER: list[Graph] = []
 
 
-def grade_with_graph(t: Transcript) -> Report:
+def grade_with_graph(
+    t: Transcript,
+    *,
+    rubric: Rubric | None = None,
+    judge: Judge | None = None,
+    info: JudgeInfo | None = None,
+) -> Report:
     """A recorded transcript replayed through the graph's record and score nodes, with no interrupt.
 
-    Scores equal `agent.grading.grade_transcript` for the same answers (one scoring path)."""
-    ctx = graph_context()
+    Scores equal `agent.grading.grade_transcript` for the same answers and judge (one scoring path).
+    Without a judge, the sessions' judge: vLLM when JUDGE_BASE_URL answers, else the embedded judge."""
+    ctx = graph_context(rubric)
+    if judge is not None:
+        ctx = replace(
+            ctx,
+            judge=judge,
+            info=info or JudgeInfo(kind="embedded", model=judge.model, rubric_version=ctx.rubric.version),
+        )
     if not _GRADER:
         _GRADER.append(build())
     rounds = [

@@ -10,7 +10,8 @@ from agent.config import repo_root
 from agent.grading import grade_transcript
 from agent.graph import SessionReport, grade_with_graph, list_sessions, start_session
 from agent.graph.plan import variant_seed
-from agent.report import Report
+from agent.judge.embedded import EmbeddedJudge
+from agent.report import JudgeInfo, Report
 from agent.rubric import Rubric
 from agent.transcript import Transcript, load_transcript
 from tests.graph.script import WEAK, drive, partial, strong
@@ -58,3 +59,11 @@ def test_a_live_session_and_its_transcript_graded_in_batch_agree(rubric: Rubric)
     recorded = Transcript.model_validate(v.transcript.model_dump(mode="json"))
     _same_scores(v.report, grade_transcript(rubric, recorded))
     _same_scores(v.report, grade_with_graph(recorded))
+
+
+def test_grade_mode_takes_the_judge_a_command_chose(rubric: Rubric) -> None:
+    t = load_transcript(EXAMPLES[0])
+    info = JudgeInfo(kind="embedded", model="embedded-cues-v1", rubric_version=rubric.version, seed=7)
+    r = grade_with_graph(t, judge=EmbeddedJudge(), info=info)
+    assert r.judge.seed == 7
+    _same_scores(r, grade_transcript(rubric, t, judge=EmbeddedJudge(), info=info))
