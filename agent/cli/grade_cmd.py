@@ -69,7 +69,7 @@ def grade(
 
     def emit(o: Outcome) -> None:
         if o.error:
-            err.print(f"[red]✗[/] {o.error}")
+            typer.echo(f"✗ {o.error}", err=True)  # one plain line per bad file, never wrapped
             return
         assert o.report is not None
         text = report_json(o.report) if fmt is Format.json else report_markdown(o.report, rubric)
