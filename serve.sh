@@ -39,6 +39,7 @@ if [ "$JUDGE" = gpu ] && [ -z "${JUDGE_MODEL:-}" ]; then
 fi
 
 scripts/bootstrap.sh
+scripts/system_deps.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 PY=.venv/bin/python
 

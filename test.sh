@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/bootstrap.sh
+scripts/system_deps.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 .venv/bin/ruff check agent tests bench
 .venv/bin/mypy

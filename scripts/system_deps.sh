@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Debian packages the voice and browser tests use: espeak-ng (Chinese TTS, test audio) and chromium
+# (end-to-end UI tests, driven by Playwright with executable_path; never a downloaded browser).
+# Installs them when missing and we are root with apt-get; otherwise says what is missing and goes on.
+set -u
+need=()
+command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "system_deps: installing ${need[*]}" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}") >/dev/null 2>&1 \
+    || echo "system_deps: could not install ${need[*]}; the tests that need them will say so" >&2
+else
+  echo "system_deps: missing ${need[*]} (apt-get install ${need[*]}); the tests that need them will say so" >&2
+fi
+exit 0
