@@ -32,8 +32,8 @@ def _mount_optional() -> None:
 
 
 def _missing(what: str, e: ImportError) -> None:
-    if "--help" in sys.argv or len(sys.argv) <= 1:
-        return
+    if len(sys.argv) <= 1 or sys.argv[1] not in what.split("/"):
+        return  # only a user who asked for that command needs to hear it is missing
     if e.name and e.name.startswith("agent.cli"):
         return  # not built in this checkout
     print(f"note: `interview {what}` is unavailable: {e} (run ./serve.sh or scripts/bootstrap.sh)", file=sys.stderr)
