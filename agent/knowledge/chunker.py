@@ -259,6 +259,9 @@ def file_symbols(source: str) -> list[str]:
             elif isinstance(node, _FuncDef):
                 name = f"{prefix}{node.name}"
                 out.add(name)
+                for sub in ast.walk(node):  # nested helpers: `outer.inner`
+                    if sub is not node and isinstance(sub, _Def):
+                        out.add(f"{name}.{sub.name}")
                 if cls:
                     for sub in ast.walk(node):
                         if (

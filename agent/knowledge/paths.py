@@ -133,12 +133,9 @@ def _symbol_found(symbol: str, defined: Iterable[str]) -> bool:
     names = set(defined)
     if symbol in names:
         return True
-    # `schedule` may cite `Scheduler.schedule`; `Scheduler.schedule.inner` its enclosing method.
+    # `schedule` may cite `Scheduler.schedule`, and `KVCacheManager.free` a nested `Outer.KVCacheManager.free`.
     tail = "." + symbol
-    if any(n.endswith(tail) for n in names):
-        return True
-    head = symbol.rsplit(".", 1)[0]
-    return "." in symbol and head in names and _symbol_found(head, names)
+    return any(n.endswith(tail) for n in names)
 
 
 def check_path(
