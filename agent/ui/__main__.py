@@ -1,0 +1,3 @@
+from agent.ui.main import main
+
+main()

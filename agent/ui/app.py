@@ -1,0 +1,1093 @@
+"""The Gradio app: Practice, Co-pilot, Review and Reports on one interview graph and one override log.
+
+Every event has an `api_name`, so everything the pages do can be driven with `gradio_client`.
+Sessions belong to an owner: the signed-in user when the app requires a login, else the browser
+(a random id kept in its local storage) or, for an API client, its Gradio session. A request never
+sees another owner's session: the graph answers "no such session".
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import wave
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+from pydantic import ValidationError
+
+from agent import graph
+from agent.grading import report_json
+from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
+from agent.graph.report import session_markdown
+from agent.overrides import NewOverride, OverrideLog, OverrideLogError, effective_scores
+from agent.report import JudgeInfo, Report, RoundAssessment
+from agent.rubric.loader import Rubric, default_rubric
+from agent.rubric.model import DIMENSIONS, ROUND_IDS, Lang
+from agent.transcript import TranscriptError, parse_transcript
+from agent.ui import views
+from agent.ui.auth import browser_secret
+from agent.ui.charts import radar
+from agent.ui.files import UploadRefused, download_dir, safe_upload
+from agent.ui.sources import Retriever, SourcesUnavailable, default_retriever
+from agent.ui.strings import t
+from agent.ui.texts import Texts
+from agent.voice import (
+    AudioDecodeError,
+    SpeechToText,
+    TextToSpeech,
+    VoiceUnavailable,
+    default_stt,
+    default_tts,
+)
+from agent.voice.stt import MAX_AUDIO_BYTES
+
+CSS = """
+.coach-progress { display: flex; flex-wrap: wrap; align-items: center; gap: .6em; font-size: 1.05em;
+  padding: .5em .8em; border-radius: 8px; background: var(--block-background-fill); }
+.coach-progress progress { width: 9em; height: .8em; }
+.coach-progress.over .coach-timer { color: #c0392b; font-weight: 600; }
+.coach-progress.done { color: #1e8449; font-weight: 600; }
+.coach-timer { font-variant-numeric: tabular-nums; font-weight: 600; }
+"""
+LANG_CHOICES: list[tuple[str, str]] = [("English", "en"), ("中文", "zh")]
+SNIPPETS_SHOWN = 3
+HISTORY_LIMIT = 50
+
+
+@dataclass
+class Services:
+    """What the app talks to; tests swap any of them."""
+
+    rubric: Rubric = field(default_factory=default_rubric)
+    stt: Callable[[], SpeechToText] = default_stt
+    tts: Callable[[], TextToSpeech] = default_tts
+    overrides: OverrideLog = field(default_factory=OverrideLog)
+    retriever: Callable[[], Retriever] = default_retriever
+    require_login: bool = False
+    """True when the app has users: the owner and the reviewer are then the signed-in user."""
+
+
+def _lang(value: object) -> Lang:
+    return "zh" if value == "zh" else "en"
+
+
+def _plan_choices(rubric: Rubric) -> Callable[[Lang], list[tuple[str, str]]]:
+    def choices(lang: Lang) -> list[tuple[str, str]]:
+        rounds = [
+            (t("plan_round", lang, title=rubric.round(r).title.get(lang), minutes=rubric.round(r).minutes), r)
+            for r in ROUND_IDS
+            if r != "project-experience"
+        ]
+        return [
+            (t("plan_full", lang), "full"),
+            *rounds,
+            (t("plan_project", lang), "project"),
+            (t("plan_redo", lang), "redo"),
+        ]
+
+    return choices
+
+
+def _dim_choices(rubric: Rubric) -> Callable[[Lang], list[tuple[str, str]]]:
+    return lambda lang: [(views.dim_title(rubric, d, lang), d) for d in DIMENSIONS]
+
+
+def _wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:
+    with wave.open(str(path)) as w:
+        frames = w.readframes(w.getnframes())
+        rate = w.getframerate()
+        channels = w.getnchannels()
+    data = np.frombuffer(frames, dtype=np.int16)
+    return rate, data.reshape(-1, channels) if channels > 1 else data
+
+
+def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.Blocks:
+    """The whole app, not launched. `main()` launches it with the safe defaults."""
+    s = services or Services()
+    rubric = s.rubric
+    T = Texts(ui_lang)
+    plan_choices = _plan_choices(rubric)
+    dim_choices = _dim_choices(rubric)
+    secret = browser_secret()
+
+    # ------------------------------------------------------------ shared helpers
+
+    def owner_of(owner_state: str | None, request: gr.Request) -> str:
+        if s.require_login:
+            if not request.username:
+                raise gr.Error(t("need_login", ui_lang))
+            return str(request.username)
+        return owner_state or f"tab:{request.session_hash}"
+
+    def speak(text: str | None, lang: Lang, ui: Lang) -> tuple[Any, str | None]:
+        """(audio for gr.Audio, a warning) for a question; a failure never blocks the typed path."""
+        if not text:
+            return None, None
+        try:
+            return _wav_array(s.tts().synthesize(text, lang)), None
+        except (VoiceUnavailable, OSError, ValueError) as e:
+            return None, t("tts_unavailable", ui, why=str(e))
+
+    def transcribe(audio: str | None, current: str, lang: Lang, ui: Lang) -> tuple[str, str]:
+        if not audio:
+            return current, t("no_audio", ui)
+        try:
+            path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
+            heard = s.stt().transcribe(path, lang)
+        except UploadRefused as e:
+            return current, t("bad_file", ui, why=str(e))
+        except AudioDecodeError as e:
+            return current, f"⚠️ {e}"
+        except VoiceUnavailable as e:
+            return current, t("voice_unavailable", ui, why=str(e))
+        if not heard.text:
+            return current, t("no_speech", ui)
+        text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text
+        return text, t("transcribed", ui, seconds=heard.duration_s, engine=heard.engine)
+
+    def snippets_for(text: str, ui: Lang) -> str:
+        if not text.strip():
+            return ""
+        try:
+            found = s.retriever()(text, SNIPPETS_SHOWN)
+        except SourcesUnavailable as e:
+            return t("sources_unavailable", ui, why=str(e))
+        except Exception as e:  # the index is an aid: its failure must not break the interview
+            return t("sources_unavailable", ui, why=f"{type(e).__name__}: {e}")
+        return views.snippets_md(found, ui)
+
+    def round_text(view: SessionView, round_id: str | None) -> str:
+        return "\n\n".join(r.candidate_text() for r in view.transcript.rounds if r.round == round_id)
+
+    def judge_info(ra: RoundAssessment | None) -> JudgeInfo:
+        if ra is not None and ra.judge is not None:
+            return ra.judge
+        from agent.graph.session import graph_context
+
+        return graph_context(rubric).info
+
+    def log_override(
+        *,
+        report_id: str,
+        round_id: str,
+        dim: str,
+        judge_score: int,
+        human: int,
+        reason: str,
+        reviewer: str,
+        info: JudgeInfo,
+        ui: Lang,
+        request: gr.Request,
+    ) -> str:
+        if s.require_login:
+            if not request.username:
+                return f"⚠️ {t('need_login', ui)}"
+            reviewer = str(request.username)
+        if not round_id or dim not in DIMENSIONS:
+            return f"⚠️ {t('need_round_dim', ui)}"
+        if not (reason or "").strip():
+            return f"⚠️ {t('need_reason', ui)}"
+        if not (reviewer or "").strip():
+            return f"⚠️ {t('need_reviewer', ui)}"
+        try:
+            row = s.overrides.append(
+                NewOverride.model_validate(
+                    {
+                        "transcript_id": report_id,
+                        "round": round_id,
+                        "dimension": dim,
+                        "judge_score": judge_score,
+                        "human_score": int(human),
+                        "reason": reason,
+                        "reviewer": reviewer,
+                        "rubric_version": info.rubric_version,
+                        "judge_model": info.model,
+                        "judge_kind": info.kind,
+                    }
+                )
+            )
+        except ValidationError as e:
+            return f"⚠️ {t('override_failed', ui, why=e.errors()[0]['msg'])}"
+        except OverrideLogError as e:
+            return f"⚠️ {t('override_failed', ui, why=str(e))}"
+        return "✓ " + t(
+            "override_saved",
+            ui,
+            round=views.round_title(rubric, row.round, ui),
+            dimension=views.dim_title(rubric, row.dimension, ui),
+            judge=row.judge_score,
+            human=row.human_score,
+            reviewer=row.reviewer,
+            id=row.id,
+        )
+
+    with gr.Blocks(title=t("app_title", ui_lang), analytics_enabled=False) as app:
+        owner_state = gr.State(None)
+        browser_id = gr.BrowserState(None, storage_key="interview-coach-browser", secret=secret)
+        report_state = gr.State(None)
+        with gr.Row(equal_height=True):
+            with gr.Column(scale=4):
+                T(gr.Markdown, {"value": lambda lang: f"## {t('app_title', lang)}\n{t('app_intro', lang)}"})
+            with gr.Column(scale=1, min_width=180):
+                ui = T(gr.Radio, {"label": "ui_language"}, choices=LANG_CHOICES, value=ui_lang)
+        who = gr.Markdown("")
+
+        # ======================================================== Practice
+        with gr.Tab(t("tab_practice", ui_lang), id="practice") as tab_practice:
+            T.register(tab_practice, {"label": "tab_practice"})
+            p_state = gr.State({})
+            with gr.Row():
+                p_plan = T(gr.Dropdown, {"label": "plan", "choices": plan_choices}, value="concepts", scale=2)
+                p_lang = T(
+                    gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1
+                )
+                p_prev = T(gr.Textbox, {"label": "previous_session"}, scale=1)
+                p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1)
+            with gr.Row():
+                p_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2)
+                p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
+                p_resume = T(gr.Button, {"value": "resume"}, scale=1)
+            p_progress = gr.HTML("", elem_id="practice-progress")
+            timer = gr.Timer(1.0, active=False)
+            with gr.Row():
+                with gr.Column(scale=3):
+                    p_question = gr.Markdown("", elem_id="practice-question")
+                with gr.Column(scale=1, min_width=220):
+                    p_audio_q = T(
+                        gr.Audio,
+                        {"label": "question_audio"},
+                        type="numpy",
+                        autoplay=True,
+                        interactive=False,
+                        elem_id="practice-question-audio",
+                    )
+                    p_voice = gr.Markdown("")
+            p_spoken = gr.State(None)
+            p_answer = T(
+                gr.Textbox,
+                {"label": "answer", "placeholder": "answer_placeholder"},
+                lines=6,
+                max_lines=20,
+                elem_id="practice-answer",
+            )
+            with gr.Row():
+                p_mic = T(
+                    gr.Audio,
+                    {"label": "record"},
+                    sources=["microphone", "upload"],
+                    type="filepath",
+                    elem_id="practice-mic",
+                    scale=2,
+                )
+                with gr.Column(scale=1):
+                    p_transcribe = T(gr.Button, {"value": "transcribe"})
+                    p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="practice-send")
+                    p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
+            p_status = gr.Markdown("", elem_id="practice-status")
+            p_result = gr.Markdown("", elem_id="practice-result")
+            p_sources = gr.Markdown("")
+            p_report = gr.Markdown("", elem_id="practice-report")
+            with T(gr.Accordion, {"label": "raw_json"}, open=False):
+                p_view = gr.JSON(None)
+
+        practice_outputs = [
+            p_state,
+            p_sid,
+            p_progress,
+            p_question,
+            p_audio_q,
+            p_answer,
+            p_status,
+            p_result,
+            p_sources,
+            p_report,
+            p_view,
+            timer,
+        ]
+
+        def practice_out(
+            view: SessionView | None,
+            prev: dict[str, Any],
+            ui: Lang,
+            *,
+            note: str | None = None,
+            keep: str = "",
+        ) -> list[Any]:
+            if view is None:
+                return [
+                    prev,
+                    gr.update(),
+                    gr.update(),
+                    gr.update(),
+                    gr.update(),
+                    keep,
+                    note or "",
+                    *[gr.update()] * 4,
+                    gr.Timer(active=bool(prev.get("sid"))),
+                ]
+            state = {
+                "sid": view.session_id,
+                "lang": view.language,
+                "round": view.round,
+                "round_index": view.round_index,
+                "n_rounds": view.n_rounds,
+                "minutes": view.round_minutes,
+                "t0": time.time() - view.round_elapsed_s,
+                "status": view.status,
+                "question": view.question,
+            }
+            same_session = prev.get("sid") == view.session_id
+            round_ended = same_session and (
+                prev.get("round_index") != view.round_index
+                or (view.status == "done" and prev.get("status") != "done")
+            )
+            notes = [n for n in (note, view.notice, view.message) if n]
+            new_question = bool(view.question) and (not same_session or prev.get("question") != view.question)
+            # the question is spoken by `speak_question`, which runs when this state changes: text first
+            state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
+            audio: Any = None if new_question or not view.question else gr.update()
+            result: Any = gr.update() if same_session else ""
+            sources: Any = gr.update() if same_session else ""
+            scored = view.last_assessment
+            if view.status == "done" and view.report and view.report.rounds:
+                scored = view.report.rounds[-1]
+            if (round_ended or (not same_session and view.status == "done")) and scored is not None:
+                # at the end of the session the report below holds the scores; the sources stay useful
+                result = (
+                    ""
+                    if view.status == "done"
+                    else views.assessment_md(scored, rubric, ui, heading="round_scores")
+                )
+                sources = snippets_for(round_text(view, scored.round), ui)
+            report = session_markdown(view.report, rubric) if view.report else ""
+            return [
+                state,
+                view.session_id,
+                progress(state, ui),
+                (f"**{t('question', ui)}:** {view.question}" if view.question else t("no_question", ui)),
+                audio,
+                keep if view.message else "",
+                "\n\n".join(notes),
+                result,
+                sources,
+                report,
+                json.loads(view.model_dump_json(exclude={"report"})),
+                gr.Timer(active=view.status != "done"),
+            ]
+
+        def progress(state: dict[str, Any], ui: Lang) -> str:
+            if not state.get("sid"):
+                return ""
+            return views.progress_html(
+                rubric,
+                ui,
+                status=state["status"],
+                round_id=state["round"],
+                round_index=state["round_index"],
+                n_rounds=state["n_rounds"],
+                minutes=state["minutes"],
+                elapsed_s=time.time() - state["t0"],
+            )
+
+        def start_practice(
+            plan: str,
+            lang: str,
+            prev_sid: str,
+            state: dict[str, Any],
+            ui_v: str,
+            owner_v: str | None,
+            request: gr.Request,
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            owner = owner_of(owner_v, request)
+            spec = plan or "concepts"
+            if spec == "redo":
+                if not (prev_sid or "").strip():
+                    return practice_out(None, state, ui, note=t("need_previous", ui))
+                spec = f"redo {prev_sid.strip()}"
+            try:
+                view = graph.start_session(spec, _lang(lang), "practice", owner=owner)
+            except SessionError as e:
+                return practice_out(None, state, ui, note=f"⚠️ {e}")
+            return practice_out(view, {}, ui, note=t("started", ui, sid=view.session_id))
+
+        def resume_practice(
+            sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            if not (sid or "").strip():
+                return practice_out(None, state, ui, note=t("need_session_id", ui))
+            try:
+                view = graph.get_session(sid.strip(), owner=owner_of(owner_v, request))
+            except SessionError as e:
+                return practice_out(None, state, ui, note=f"⚠️ {e}")
+            return practice_out(view, {}, ui, note=t("resumed", ui, sid=view.session_id))
+
+        def send_answer(
+            text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            if not state.get("sid"):
+                return practice_out(None, state, ui, note=t("no_session", ui), keep=text)
+            try:
+                view = graph.answer(state["sid"], text or "", owner=owner_of(owner_v, request))
+            except SessionError as e:
+                return practice_out(None, state, ui, note=f"⚠️ {e}", keep=text)
+            return practice_out(view, state, ui, keep=text)
+
+        def finish_round(
+            state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            if not state.get("sid"):
+                return practice_out(None, state, ui, note=t("no_session", ui))
+            try:
+                view = graph.close_round(state["sid"], owner=owner_of(owner_v, request))
+            except SessionError as e:
+                return practice_out(None, state, ui, note=f"⚠️ {e}")
+            return practice_out(view, state, ui)
+
+        def practice_transcribe(
+            audio: str | None, current: str, state: dict[str, Any], lang: str, ui_v: str
+        ) -> tuple[str, str]:
+            return transcribe(audio, current or "", _lang(state.get("lang") or lang), _lang(ui_v))
+
+        def speak_question(
+            state: dict[str, Any], spoken: str | None, ui_v: str
+        ) -> tuple[Any, str | None, str]:
+            """The question as speech, once per question shown (the text never waits for it)."""
+            if not state.get("question") or state.get("say") == spoken:
+                return gr.update(), spoken, ""
+            audio, warn = speak(state["question"], _lang(state["lang"]), _lang(ui_v))
+            return audio, state.get("say"), warn or ""
+
+        def tick(state: dict[str, Any], ui_v: str) -> str:
+            return progress(state, _lang(ui_v))
+
+        common = [ui, owner_state]
+        p_start.click(
+            start_practice,
+            [p_plan, p_lang, p_prev, p_state, *common],
+            practice_outputs,
+            api_name="start_practice",
+        )
+        p_resume.click(
+            resume_practice, [p_resume_id, p_state, *common], practice_outputs, api_name="resume_practice"
+        )
+        p_send.click(send_answer, [p_answer, p_state, *common], practice_outputs, api_name="send_answer")
+        p_finish.click(finish_round, [p_state, *common], practice_outputs, api_name="finish_round")
+        gr.on(
+            [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
+            practice_transcribe,
+            [p_mic, p_answer, p_state, p_lang, ui],
+            [p_answer, p_status],
+            api_name="transcribe_practice",
+        )
+        timer.tick(tick, [p_state, ui], p_progress, api_name="tick_timer", show_progress="hidden")
+        p_state.change(
+            speak_question, [p_state, p_spoken, ui], [p_audio_q, p_spoken, p_voice], api_name="speak_question"
+        )
+
+        # ======================================================== Co-pilot
+        with gr.Tab(t("tab_copilot", ui_lang), id="copilot") as tab_copilot:
+            T.register(tab_copilot, {"label": "tab_copilot"})
+            c_state = gr.State({})
+            T(gr.Markdown, {"value": "copilot_intro"})
+            with gr.Row():
+                c_plan = T(gr.Dropdown, {"label": "plan", "choices": plan_choices}, value="capacity", scale=2)
+                c_lang = T(
+                    gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1
+                )
+                c_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1)
+            with gr.Row():
+                c_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2)
+                c_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
+                c_resume = T(gr.Button, {"value": "resume"}, scale=1)
+            c_progress = gr.HTML("")
+            c_question = gr.Markdown("", elem_id="copilot-question")
+            c_waiting = gr.Markdown("")
+            with gr.Row():
+                with gr.Column(scale=3):
+                    c_answer = T(gr.Textbox, {"label": "candidate_answer"}, lines=5, elem_id="copilot-answer")
+                    c_mic = T(
+                        gr.Audio, {"label": "record"}, sources=["microphone", "upload"], type="filepath"
+                    )
+                    with gr.Row():
+                        c_transcribe = T(gr.Button, {"value": "transcribe"})
+                        c_record = T(gr.Button, {"value": "record_answer"}, variant="primary")
+                with gr.Column(scale=3):
+                    c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
+                    c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")
+                    c_next = T(gr.Textbox, {"label": "next_question"}, lines=2)
+                    with gr.Row():
+                        c_ask = T(gr.Button, {"value": "ask"}, variant="primary")
+                        c_close = T(gr.Button, {"value": "close_round"})
+            c_status = gr.Markdown("")
+            with gr.Row():
+                with gr.Column(scale=3):
+                    c_draft = gr.Markdown("", elem_id="copilot-draft")
+                with gr.Column(scale=2):
+                    c_sources = gr.Markdown("")
+            with gr.Group():
+                with gr.Row():
+                    c_dim = T(gr.Dropdown, {"label": "dimension", "choices": dim_choices}, value="accuracy")
+                    c_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
+                    c_reviewer = T(gr.Textbox, {"label": "reviewer"})
+                c_reason = T(gr.Textbox, {"label": "reason"})
+                with gr.Row():
+                    c_accept = T(gr.Button, {"value": "accept_draft"})
+                    c_override = T(gr.Button, {"value": "save_override"}, variant="primary")
+                c_log_status = gr.Markdown("")
+            with T(gr.Accordion, {"label": "raw_json"}, open=False):
+                c_view = gr.JSON(None)
+
+        copilot_outputs = [
+            c_state,
+            c_sid,
+            c_progress,
+            c_question,
+            c_waiting,
+            c_answer,
+            c_suggestions,
+            c_pick,
+            c_next,
+            c_draft,
+            c_sources,
+            c_status,
+            c_view,
+        ]
+
+        def copilot_out(
+            view: SessionView | None,
+            prev: dict[str, Any],
+            ui: Lang,
+            *,
+            note: str | None = None,
+            keep: str = "",
+        ) -> list[Any]:
+            if view is None:
+                return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()]
+            ra = view.last_assessment
+            state = {
+                "sid": view.session_id,
+                "lang": view.language,
+                "round": view.round,
+                "round_index": view.round_index,
+                "n_rounds": view.n_rounds,
+                "minutes": view.round_minutes,
+                "t0": time.time() - view.round_elapsed_s,
+                "status": view.status,
+                "draft": ra.model_dump(mode="json", exclude={"checklist"}) if ra else None,
+            }
+            answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
+            who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
+            choices = [sg.text for sg in view.suggestions]
+            notes = [n for n in (note, view.notice, view.message) if n]
+            draft = views.assessment_md(ra, rubric, ui, heading="draft_scores") if ra else ""
+            if view.report:
+                draft = session_markdown(view.report, rubric)
+            return [
+                state,
+                view.session_id,
+                progress(state, ui),
+                (f"**{t('question', ui)}:** {view.question}" if view.question else ""),
+                t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else "",
+                keep if view.message else ("" if answered or view.awaiting == "candidate" else gr.update()),
+                views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
+                gr.update(choices=choices, value=None),
+                choices[0] if choices and answered else "",
+                draft,
+                snippets_for(round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
+                "\n\n".join(notes),
+                json.loads(view.model_dump_json(exclude={"report"})),
+            ]
+
+        def start_copilot(
+            plan: str, lang: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            if plan == "redo":
+                return copilot_out(None, state, ui, note=t("need_previous", ui))
+            try:
+                view = graph.start_session(
+                    plan or "capacity", _lang(lang), "copilot", owner=owner_of(owner_v, request)
+                )
+            except SessionError as e:
+                return copilot_out(None, state, ui, note=f"⚠️ {e}")
+            return copilot_out(view, {}, ui, note=t("started", ui, sid=view.session_id))
+
+        def resume_copilot(
+            sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            try:
+                view = graph.get_session((sid or "").strip(), owner=owner_of(owner_v, request))
+            except SessionError as e:
+                return copilot_out(None, state, ui, note=f"⚠️ {e}")
+            return copilot_out(view, {}, ui, note=t("resumed", ui, sid=view.session_id))
+
+        def copilot_call(
+            fn: Callable[[str, str], SessionView], text: str, state: dict[str, Any], ui: Lang
+        ) -> list[Any]:
+            if not state.get("sid"):
+                return copilot_out(None, state, ui, note=t("no_session", ui), keep=text)
+            try:
+                view = fn(state["sid"], text)
+            except SessionError as e:
+                return copilot_out(None, state, ui, note=f"⚠️ {e}", keep=text)
+            return copilot_out(view, state, ui, keep=text)
+
+        def record_answer(
+            text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            owner = owner_of(owner_v, request)
+            return copilot_call(
+                lambda sid, x: graph.answer(sid, x, owner=owner), text or "", state, _lang(ui_v)
+            )
+
+        def ask_question(
+            text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            owner = owner_of(owner_v, request)
+            return copilot_call(lambda sid, x: graph.ask(sid, x, owner=owner), text or "", state, _lang(ui_v))
+
+        def close_copilot_round(
+            state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
+            owner = owner_of(owner_v, request)
+            return copilot_call(lambda sid, _x: graph.close_round(sid, owner=owner), "", state, _lang(ui_v))
+
+        def use_followup(pick: str | None, current: str) -> str:
+            return pick or current
+
+        def copilot_transcribe(
+            audio: str | None, current: str, state: dict[str, Any], lang: str, ui_v: str
+        ) -> tuple[str, str]:
+            return transcribe(audio, current or "", _lang(state.get("lang") or lang), _lang(ui_v))
+
+        def copilot_decide(
+            accept: bool,
+        ) -> Callable[..., str]:
+            def decide(
+                state: dict[str, Any],
+                dim: str,
+                score: float,
+                reason: str,
+                reviewer: str,
+                ui_v: str,
+                request: gr.Request,
+            ) -> str:
+                ui = _lang(ui_v)
+                draft = state.get("draft")
+                if not state.get("sid") or not draft:
+                    return f"⚠️ {t('no_draft', ui)}"
+                ra = RoundAssessment.model_validate(draft)
+                judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
+                if judge_score is None:
+                    return f"⚠️ {t('need_round_dim', ui)}"
+                return log_override(
+                    report_id=state["sid"],
+                    round_id=ra.round,
+                    dim=dim,
+                    judge_score=judge_score,
+                    human=judge_score if accept else int(score),
+                    reason=(reason or t("accepted_reason", ui)) if accept else reason,
+                    reviewer=reviewer,
+                    info=judge_info(ra),
+                    ui=ui,
+                    request=request,
+                )
+
+            return decide
+
+        c_start.click(
+            start_copilot, [c_plan, c_lang, c_state, *common], copilot_outputs, api_name="start_copilot"
+        )
+        c_resume.click(
+            resume_copilot, [c_resume_id, c_state, *common], copilot_outputs, api_name="resume_copilot"
+        )
+        c_record.click(record_answer, [c_answer, c_state, *common], copilot_outputs, api_name="record_answer")
+        c_ask.click(ask_question, [c_next, c_state, *common], copilot_outputs, api_name="ask_question")
+        c_close.click(
+            close_copilot_round, [c_state, *common], copilot_outputs, api_name="close_copilot_round"
+        )
+        c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
+        gr.on(
+            [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
+            copilot_transcribe,
+            [c_mic, c_answer, c_state, c_lang, ui],
+            [c_answer, c_status],
+            api_name="transcribe_copilot",
+        )
+        decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ui]
+        c_accept.click(copilot_decide(True), decide_inputs, c_log_status, api_name="copilot_accept")
+        c_override.click(copilot_decide(False), decide_inputs, c_log_status, api_name="copilot_override")
+
+        # ======================================================== Review
+        review_headers = lambda lang: [t(k, lang) for k in views.REVIEW_HEADERS]  # noqa: E731
+        with gr.Tab(t("tab_review", ui_lang), id="review") as tab_review:
+            T.register(tab_review, {"label": "tab_review"})
+            T(gr.Markdown, {"value": "review_intro"})
+            with gr.Row():
+                r_file = T(gr.File, {"label": "report_file"}, file_types=[".json"], type="filepath", scale=2)
+                with gr.Column(scale=1):
+                    r_sid = T(gr.Textbox, {"label": "session_id"})
+                    r_open_sid = T(gr.Button, {"value": "open_session"})
+            r_status = gr.Markdown("", elem_id="review-status")
+            r_summary = gr.Markdown("")
+            r_table = T(
+                gr.Dataframe,
+                {"label": "scores_table", "headers": review_headers},
+                interactive=False,
+                wrap=True,
+                elem_id="review-table",
+            )
+            with gr.Group():
+                with gr.Row():
+                    r_round = T(gr.Dropdown, {"label": "round"}, choices=[], allow_custom_value=True)
+                    r_dim = T(gr.Dropdown, {"label": "dimension", "choices": dim_choices}, value="accuracy")
+                    r_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
+                with gr.Row():
+                    r_reason = T(gr.Textbox, {"label": "reason"}, scale=3, elem_id="review-reason")
+                    r_reviewer = T(gr.Textbox, {"label": "reviewer"}, scale=1, elem_id="review-reviewer")
+                r_save = T(gr.Button, {"value": "save_override"}, variant="primary", elem_id="review-save")
+                r_save_status = gr.Markdown("", elem_id="review-save-status")
+            r_log = T(
+                gr.Dataframe,
+                {"label": "override_log"},
+                headers=list(views.LOG_COLUMNS),
+                interactive=False,
+                wrap=True,
+                elem_id="review-log",
+            )
+
+        def loaded(report: Report, kind: str, ui: Lang) -> list[Any]:
+            rows = s.overrides.rows(report.id)
+            eff = effective_scores(report, rows)
+            rounds = [(views.round_title(rubric, ra.round, ui), ra.round) for ra in report.rounds]
+            return [
+                {"report": report.model_dump(mode="json"), "session": isinstance(report, SessionReport)},
+                t("opened", ui, id=report.id, kind=t(kind, ui)),
+                views.report_summary_md(report, rubric, ui, eff),
+                views.review_rows(report, eff, rubric),
+                gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
+                views.log_rows(rows),
+            ]
+
+        review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
+
+        def failed(msg: str) -> list[Any]:
+            return [gr.update(), f"⚠️ {msg}", *[gr.update()] * 4]
+
+        def open_report_file(path: str | None, ui_v: str) -> list[Any]:
+            ui = _lang(ui_v)
+            if not path:
+                return failed(t("no_report", ui))
+            try:
+                data = safe_upload(path).read_bytes()
+                obj = json.loads(data.decode("utf-8-sig"))
+            except UploadRefused as e:
+                return failed(t("bad_file", ui, why=str(e)))
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                return failed(t("bad_file", ui, why=f"not JSON ({e})"))
+            if isinstance(obj, dict) and "judge" in obj and isinstance(obj.get("rounds"), list):
+                try:
+                    return loaded(SessionReport.model_validate(obj), "kind_report", ui)
+                except ValidationError as e:
+                    return failed(t("bad_file", ui, why=_first_error(e)))
+            try:
+                transcript = parse_transcript(data, Path(path).name)
+            except TranscriptError as e:
+                return failed(t("bad_file", ui, why=str(e)))
+            return loaded(graph.grade_with_graph(transcript), "kind_transcript", ui)
+
+        def open_session_report(sid: str, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
+            ui = _lang(ui_v)
+            if not (sid or "").strip():
+                return failed(t("need_session_id", ui))
+            try:
+                view = graph.get_session(sid.strip(), owner=owner_of(owner_v, request))
+            except SessionError as e:
+                return failed(str(e))
+            if view.report is not None:
+                return loaded(view.report, "kind_session", ui)
+            if not view.transcript.rounds:
+                return failed(t("nothing_to_grade", ui))
+            try:
+                return loaded(graph.grade_with_graph(view.transcript), "kind_session_partial", ui)
+            except (SessionError, TranscriptError, ValueError) as e:
+                return failed(str(e))
+
+        def save_override(
+            rep: dict[str, Any] | None,
+            round_id: str,
+            dim: str,
+            score: float,
+            reason: str,
+            reviewer: str,
+            ui_v: str,
+            request: gr.Request,
+        ) -> list[Any]:
+            ui = _lang(ui_v)
+            if not rep:
+                return [f"⚠️ {t('no_report', ui)}", *[gr.update()] * 3]
+            report = SessionReport.model_validate(rep["report"])
+            ra = next((r for r in report.rounds if r.round == round_id), None)
+            if ra is None or dim not in ra.scores:
+                return [f"⚠️ {t('need_round_dim', ui)}", *[gr.update()] * 3]
+            msg = log_override(
+                report_id=report.id,
+                round_id=ra.round,
+                dim=dim,
+                judge_score=ra.scores[dim],
+                human=int(score),
+                reason=reason,
+                reviewer=reviewer,
+                info=ra.judge or report.judge,
+                ui=ui,
+                request=request,
+            )
+            if not msg.startswith("✓"):  # nothing was written: the form and the tables stay as they are
+                return [msg, *[gr.update()] * 3]
+            try:
+                rows = s.overrides.rows(report.id)
+            except OverrideLogError as e:
+                return [f"{msg}\n\n⚠️ {e}", *[gr.update()] * 3]
+            eff = effective_scores(report, rows)
+            return [
+                msg,
+                views.report_summary_md(report, rubric, ui, eff),
+                views.review_rows(report, eff, rubric),
+                views.log_rows(rows),
+            ]
+
+        r_file.upload(open_report_file, [r_file, ui], review_outputs, api_name="open_report_file")
+        r_open_sid.click(
+            open_session_report, [r_sid, *common], review_outputs, api_name="open_session_report"
+        )
+        r_save.click(
+            save_override,
+            [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui],
+            [r_save_status, r_summary, r_table, r_log],
+            api_name="save_override",
+        )
+
+        # ======================================================== Reports
+        with gr.Tab(t("tab_reports", ui_lang), id="reports") as tab_reports:
+            T.register(tab_reports, {"label": "tab_reports"})
+            rep_state = gr.State(None)
+            with gr.Row():
+                rep_sessions = T(
+                    gr.Dropdown, {"label": "my_sessions"}, choices=[], scale=3, allow_custom_value=True
+                )
+                rep_refresh = T(gr.Button, {"value": "refresh"}, scale=1)
+                rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1)
+                rep_use_review = T(gr.Button, {"value": "use_review"}, scale=1)
+            rep_status = gr.Markdown("")
+            with gr.Row():
+                with gr.Column(scale=3):
+                    rep_chart = T(gr.Plot, {"label": "radar"}, elem_id="reports-radar")
+                with gr.Column(scale=2):
+                    rep_summary = gr.Markdown("")
+                    with gr.Row():
+                        rep_json = T(gr.DownloadButton, {"label": "download_json"}, value=None)
+                        rep_md = T(gr.DownloadButton, {"label": "download_md"}, value=None)
+            rep_history = T(
+                gr.Dataframe,
+                {
+                    "label": "history",
+                    "headers": lambda lang: [
+                        t(k, lang) for k in ("col_session", "col_plan", "col_when", "col_totals")
+                    ],
+                },
+                interactive=False,
+                wrap=True,
+            )
+            with gr.Row():
+                rep_a = T(gr.Dropdown, {"label": "attempt_a"}, choices=[], allow_custom_value=True)
+                rep_b = T(gr.Dropdown, {"label": "attempt_b"}, choices=[], allow_custom_value=True)
+                rep_compare = T(gr.Button, {"value": "compare"})
+            rep_cmp = T(
+                gr.Dataframe,
+                {
+                    "label": "compare",
+                    "headers": lambda lang: [
+                        t(k, lang) for k in ("col_round", "col_dimension", "col_a", "col_b", "col_change")
+                    ],
+                },
+                interactive=False,
+            )
+
+        def my_reports(owner: str) -> list[tuple[SessionSummary, SessionReport]]:
+            """The owner's finished sessions with their reports, most recent first."""
+            out: list[tuple[SessionSummary, SessionReport]] = []
+            for summary in graph.list_sessions(owner=owner)[:HISTORY_LIMIT]:
+                if summary.status != "done":
+                    continue
+                try:
+                    view = graph.get_session(summary.session_id, owner=owner)
+                except SessionError:
+                    continue
+                if view.report is not None:
+                    out.append((summary, view.report))
+            return out
+
+        def refresh_reports(ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
+            ui = _lang(ui_v)
+            reports = my_reports(owner_of(owner_v, request))
+            ids = [summary.session_id for summary, _ in reports]
+            rows = [
+                [
+                    summary.session_id,
+                    summary.plan,
+                    summary.updated_at,
+                    ", ".join(f"{views.round_title(rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds),
+                ]
+                for summary, r in reports
+            ]
+            latest = ids[0] if ids else None
+            earlier = ids[1] if len(ids) > 1 else latest
+            return [
+                gr.update(choices=ids, value=latest),
+                rows,
+                gr.update(choices=ids, value=earlier),
+                gr.update(choices=ids, value=latest),
+            ]
+
+        def show_report(report: Report, ui: Lang) -> list[Any]:
+            eff = effective_scores(report, s.overrides.rows(report.id))
+            by_round: dict[str, list[int]] = {}
+            for e in eff:
+                by_round.setdefault(e.round, []).append(e.effective)
+            fig = radar(
+                [views.dim_title(rubric, d, ui) for d in DIMENSIONS],
+                [(views.round_title(rubric, rid, ui), vals) for rid, vals in by_round.items()],
+                f"{report.id} — {t('radar', ui)}",
+            )
+            folder = download_dir()
+            jpath = folder / f"{_safe_name(report.id)}.json"
+            mpath = folder / f"{_safe_name(report.id)}.md"
+            doc = json.loads(report_json(report))
+            doc["effective_scores"] = [e.model_dump(mode="json", exclude={"override"}) for e in eff]
+            jpath.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            mpath.write_text(
+                session_markdown(report, rubric) + views.effective_md(report, eff, rubric), encoding="utf-8"
+            )
+            return [
+                {"report": report.model_dump(mode="json")},
+                "",
+                fig,
+                views.report_summary_md(report, rubric, ui, eff),
+                str(jpath),
+                str(mpath),
+            ]
+
+        rep_outputs = [rep_state, rep_status, rep_chart, rep_summary, rep_json, rep_md]
+
+        def open_report(sid: str | None, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
+            ui = _lang(ui_v)
+            if not sid:
+                return [gr.update(), f"⚠️ {t('need_session_id', ui)}", *[gr.update()] * 4]
+            try:
+                view = graph.get_session(sid, owner=owner_of(owner_v, request))
+            except SessionError as e:
+                return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4]
+            if view.report is None:
+                return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4]
+            return show_report(view.report, ui)
+
+        def use_review_report(rep: dict[str, Any] | None, ui_v: str) -> list[Any]:
+            ui = _lang(ui_v)
+            if not rep:
+                return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4]
+            return show_report(SessionReport.model_validate(rep["report"]), ui)
+
+        def compare_attempts(
+            a: str | None, b: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[list[Any]]:
+            ui = _lang(ui_v)
+            owner = owner_of(owner_v, request)
+            if not a or not b:
+                return []
+            try:
+                ra_a = {ra.round: ra for ra in _report_of(graph.get_session(a, owner=owner))}
+                ra_b = {ra.round: ra for ra in _report_of(graph.get_session(b, owner=owner))}
+            except SessionError as e:
+                raise gr.Error(str(e)) from e
+            rows: list[list[Any]] = []
+            for rid in [r for r in ra_b if r in ra_a]:
+                for d in DIMENSIONS:
+                    before, after = ra_a[rid].scores[d], ra_b[rid].scores[d]
+                    rows.append(
+                        [
+                            views.round_title(rubric, rid, ui),
+                            views.dim_title(rubric, d, ui),
+                            before,
+                            after,
+                            f"{after - before:+d}",
+                        ]
+                    )
+                rows.append(
+                    [
+                        views.round_title(rubric, rid, ui),
+                        t("total", ui),
+                        ra_a[rid].total,
+                        ra_b[rid].total,
+                        f"{ra_b[rid].total - ra_a[rid].total:+d}",
+                    ]
+                )
+            if not rows:
+                raise gr.Error(t("no_common_rounds", ui))
+            return rows
+
+        rep_refresh.click(
+            refresh_reports, common, [rep_sessions, rep_history, rep_a, rep_b], api_name="list_reports"
+        )
+        tab_reports.select(
+            refresh_reports, common, [rep_sessions, rep_history, rep_a, rep_b], api_name="reports_tab"
+        )
+        rep_open.click(open_report, [rep_sessions, *common], rep_outputs, api_name="open_report")
+        rep_use_review.click(use_review_report, [report_state, ui], rep_outputs, api_name="use_review_report")
+        rep_compare.click(compare_attempts, [rep_a, rep_b, *common], rep_cmp, api_name="compare_attempts")
+
+        # ======================================================== language and owner
+        def switch(ui_v: str) -> list[Any]:
+            lang = _lang(ui_v)
+            return T.updates(lang)
+
+        ui.change(switch, ui, T.blocks, api_name="set_ui_language")
+
+        def restore_owner(saved: str | None, ui_v: str, request: gr.Request) -> tuple[str, str, str]:
+            if s.require_login:
+                user = str(request.username or "")
+                return saved or "", user, t("signed_in_as", _lang(ui_v), user=user) if user else ""
+            bid = (
+                saved
+                if saved and len(saved) <= 64 and saved.replace("-", "").replace("_", "").isalnum()
+                else None
+            )
+            bid = bid or secrets.token_urlsafe(16)
+            return bid, f"browser:{bid}", ""
+
+        app.load(restore_owner, [browser_id, ui], [browser_id, owner_state, who], api_name="restore_owner")
+
+    return app
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+def _safe_name(report_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in report_id)[:100] or "report"
+
+
+def _report_of(view: SessionView) -> list[RoundAssessment]:
+    return view.report.rounds if view.report else []

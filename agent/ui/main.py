@@ -1,0 +1,77 @@
+"""`python -m agent.ui [--host H] [--port P]` and `python -m agent.ui --add-user NAME`.
+
+Safe defaults: binds 127.0.0.1. Any other host needs users (INTERVIEW_USERS or
+`<data dir>/users.txt`); without them the app refuses to start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from agent.ui.auth import AuthError, add_user, is_loopback, load_users, make_auth, users_path
+
+MAX_FILE_SIZE = "50mb"
+
+
+def launch_kwargs(host: str, port: int | None, users: dict[str, str]) -> dict[str, Any]:
+    from agent.ui.app import CSS
+
+    return {
+        "server_name": host,
+        "server_port": port,
+        "auth": make_auth(users) if users else None,
+        "auth_message": "vLLM Interview Coach" if users else None,
+        "max_file_size": MAX_FILE_SIZE,
+        "css": CSS,
+        "footer_links": ["api"],
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m agent.ui", description="vLLM Interview Coach: the Gradio app")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; others need users)"
+    )
+    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--lang", choices=["en", "zh"], default="en", help="the interface language at start")
+    p.add_argument(
+        "--add-user", metavar="NAME", help="add a user to <data dir>/users.txt (password from stdin)"
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    if args.add_user:
+        password = (
+            getpass.getpass(f"password for {args.add_user}: ") if sys.stdin.isatty() else sys.stdin.readline()
+        )
+        try:
+            path = add_user(args.add_user, password.rstrip("\n"))
+        except AuthError as e:
+            sys.exit(f"error: {e}")
+        print(f"added {args.add_user} to {path}")
+        return
+    try:
+        users = load_users()
+    except AuthError as e:
+        sys.exit(f"error: {e}")
+    if not is_loopback(args.host) and not users:
+        sys.exit(
+            f"error: refusing to listen on {args.host} without a login. Add users with "
+            f"`python -m agent.ui --add-user NAME` ({users_path()}) or INTERVIEW_USERS='name:password', "
+            "or bind 127.0.0.1."
+        )
+    from agent.ui.app import Services, build_app
+
+    app = build_app(Services(require_login=bool(users)), ui_lang=args.lang)
+    app.queue(default_concurrency_limit=4)
+    launch: Any = app.launch
+    launch(**launch_kwargs(args.host, args.port, users))
+
+
+if __name__ == "__main__":
+    main()

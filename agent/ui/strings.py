@@ -1,0 +1,210 @@
+"""Every piece of UI text, in English and Chinese: data in one place, looked up by key.
+
+Rubric content (round titles, dimension names, questions, follow-ups) comes from rubrics/ and the
+interview graph; these are only the app's own labels and messages.
+"""
+
+from __future__ import annotations
+
+from agent.rubric.model import Lang
+
+STRINGS: dict[str, dict[Lang, str]] = {
+    # frame
+    "app_title": {"en": "vLLM Interview Coach", "zh": "vLLM 面试教练"},
+    "app_intro": {
+        "en": "Mock interviews for LLM-inference-serving roles, scored against the rubric with quoted evidence.",
+        "zh": "面向 LLM 推理服务岗位的模拟面试，按评分标准打分，每个分数都有引用证据。",
+    },
+    "ui_language": {"en": "Interface language", "zh": "界面语言"},
+    "signed_in_as": {"en": "Signed in as **{user}**.", "zh": "当前用户：**{user}**。"},
+    "tab_practice": {"en": "Practice", "zh": "练习"},
+    "tab_copilot": {"en": "Co-pilot", "zh": "面试官助手"},
+    "tab_review": {"en": "Review", "zh": "复核"},
+    "tab_reports": {"en": "Reports", "zh": "报告"},
+    "raw_json": {"en": "Raw session (JSON)", "zh": "会话原始数据（JSON）"},
+    # session set-up
+    "plan": {"en": "Plan", "zh": "面试计划"},
+    "plan_full": {"en": "Full mock: five rounds, 90 min", "zh": "完整模拟：五轮，90 分钟"},
+    "plan_project": {"en": "Project-experience interview", "zh": "项目经历面试"},
+    "plan_redo": {"en": "Redo the two weakest rounds of a session", "zh": "重做某次面试最弱的两轮"},
+    "plan_round": {"en": "{title} ({minutes} min)", "zh": "{title}（{minutes} 分钟）"},
+    "session_language": {"en": "Interview language", "zh": "面试语言"},
+    "previous_session": {"en": "Previous session (for a redo)", "zh": "上一次面试编号（重做时填写）"},
+    "start": {"en": "Start", "zh": "开始"},
+    "session_id": {"en": "Session id (keep it to resume)", "zh": "会话编号（保存以便继续）"},
+    "resume_id": {"en": "Resume a session by id", "zh": "按编号继续会话"},
+    "resume": {"en": "Resume", "zh": "继续"},
+    "started": {"en": "Session {sid} started.", "zh": "会话 {sid} 已开始。"},
+    "resumed": {"en": "Session {sid} resumed.", "zh": "会话 {sid} 已继续。"},
+    "no_session": {"en": "Start or resume a session first.", "zh": "请先开始或继续一个会话。"},
+    "need_session_id": {"en": "Enter a session id.", "zh": "请输入会话编号。"},
+    "need_previous": {
+        "en": "A redo needs the id of a previous session of yours.",
+        "zh": "重做需要填写你之前某次面试的编号。",
+    },
+    # practice
+    "question": {"en": "Question", "zh": "问题"},
+    "question_audio": {"en": "Question, spoken", "zh": "问题语音"},
+    "no_question": {"en": "No question yet.", "zh": "还没有问题。"},
+    "answer": {
+        "en": "Your answer (typed, or transcribed and edited)",
+        "zh": "你的回答（可输入，或语音转写后编辑）",
+    },
+    "answer_placeholder": {
+        "en": "Type the answer, or record it below and correct the transcript here before sending.",
+        "zh": "直接输入回答；或在下方录音，转写结果会出现在这里，发送前可以修改。",
+    },
+    "record": {"en": "Record or upload the answer", "zh": "录音或上传回答"},
+    "transcribe": {"en": "Transcribe", "zh": "转写"},
+    "send": {"en": "Send answer", "zh": "发送回答"},
+    "finish_round": {"en": "Finish this round", "zh": "结束本轮"},
+    "transcribed": {
+        "en": "Transcribed {seconds:.1f} s of audio ({engine}). Check the text, edit it, then send.",
+        "zh": "已转写 {seconds:.1f} 秒音频（{engine}）。请检查并修改文字后再发送。",
+    },
+    "no_speech": {
+        "en": "No speech was recognised in the recording. Record again, or type the answer.",
+        "zh": "录音中没有识别到语音。请重新录音，或直接输入回答。",
+    },
+    "no_audio": {"en": "Record or upload audio first.", "zh": "请先录音或上传音频。"},
+    "voice_unavailable": {
+        "en": "Voice is unavailable: {why}. Typing always works.",
+        "zh": "语音功能不可用：{why}。输入文字始终可用。",
+    },
+    "tts_unavailable": {"en": "The question could not be spoken: {why}", "zh": "无法朗读问题：{why}"},
+    "progress": {
+        "en": "Round {i} of {n} · {title}",
+        "zh": "第 {i} / {n} 轮 · {title}",
+    },
+    "progress_done": {"en": "Session finished: the report is below.", "zh": "本次面试已结束，报告见下方。"},
+    "over_time": {"en": "over time", "zh": "已超时"},
+    "round_scores": {"en": "Round scores: {title}", "zh": "本轮得分：{title}"},
+    "draft_scores": {"en": "Draft scores: {title}", "zh": "草拟得分：{title}"},
+    "final_report": {"en": "Final report", "zh": "最终报告"},
+    "dimension": {"en": "Dimension", "zh": "维度"},
+    "score": {"en": "Score", "zh": "分数"},
+    "why": {"en": "Why", "zh": "依据"},
+    "quotes": {"en": "Quotes from the answer", "zh": "回答中的引用"},
+    "missing": {"en": "Missing evidence", "zh": "缺失的证据"},
+    "flags": {"en": "Flags", "zh": "标记"},
+    "total": {"en": "Total", "zh": "总分"},
+    "judge": {"en": "Judge", "zh": "评分模型"},
+    "sources": {"en": "vLLM source to check against", "zh": "可对照的 vLLM 源码"},
+    "sources_unavailable": {
+        "en": "Source snippets unavailable: {why}",
+        "zh": "无法显示源码片段：{why}",
+    },
+    "no_sources": {"en": "No matching source snippet.", "zh": "没有匹配的源码片段。"},
+    "timer_hint": {"en": "elapsed / budget", "zh": "已用 / 预算"},
+    # co-pilot
+    "copilot_intro": {
+        "en": "You interview; the co-pilot listens. Record or paste each answer, then pick the next follow-up.",
+        "zh": "由你提问，助手旁听。录入或粘贴候选人的每个回答，然后选择下一个追问。",
+    },
+    "candidate_answer": {"en": "Candidate's answer", "zh": "候选人的回答"},
+    "record_answer": {"en": "Record answer", "zh": "记录回答"},
+    "suggestions": {"en": "Suggested follow-ups", "zh": "建议追问"},
+    "no_suggestions": {
+        "en": "No suggestion yet: record the candidate's answer first.",
+        "zh": "暂无建议：请先记录候选人的回答。",
+    },
+    "pick_followup": {"en": "Pick a follow-up", "zh": "选择追问"},
+    "next_question": {"en": "Next question to ask (edit freely)", "zh": "下一个问题（可修改）"},
+    "ask": {"en": "Ask", "zh": "提问"},
+    "close_round": {"en": "Close the round", "zh": "结束本轮"},
+    "waiting_for": {"en": "Waiting for: {who}", "zh": "等待：{who}"},
+    "who_candidate": {"en": "the candidate's answer", "zh": "候选人回答"},
+    "who_interviewer": {"en": "your next question", "zh": "你的下一个问题"},
+    "accept_draft": {"en": "Accept the draft score", "zh": "接受草拟分数"},
+    "accepted_reason": {"en": "accepted as drafted", "zh": "接受草拟分数"},
+    "no_draft": {"en": "There is no draft score yet.", "zh": "还没有草拟分数。"},
+    # review / overrides
+    "review_intro": {
+        "en": "Open a graded report (JSON), a transcript (graded on opening) or one of your sessions.",
+        "zh": "打开一个评分报告（JSON）、一份记录（打开时评分）或你的某个会话。",
+    },
+    "report_file": {"en": "Report or transcript (JSON)", "zh": "报告或面试记录（JSON）"},
+    "open_session": {"en": "Open session", "zh": "打开会话"},
+    "opened": {"en": "Opened {id} ({kind}).", "zh": "已打开 {id}（{kind}）。"},
+    "kind_report": {"en": "graded report", "zh": "评分报告"},
+    "kind_transcript": {"en": "transcript, graded now", "zh": "面试记录，已即时评分"},
+    "kind_session": {"en": "session report", "zh": "会话报告"},
+    "kind_session_partial": {
+        "en": "session under way: its answers so far, graded now",
+        "zh": "进行中的会话：按目前的回答即时评分",
+    },
+    "nothing_to_grade": {"en": "The session has no answer yet.", "zh": "该会话还没有回答。"},
+    "bad_file": {"en": "Cannot open this file: {why}", "zh": "无法打开该文件：{why}"},
+    "no_report": {"en": "Open a report first.", "zh": "请先打开一个报告。"},
+    "scores_table": {"en": "Scores: judge and effective", "zh": "分数：模型评分与生效分数"},
+    "col_round": {"en": "round", "zh": "轮次"},
+    "col_dimension": {"en": "dimension", "zh": "维度"},
+    "col_judge": {"en": "judge", "zh": "模型评分"},
+    "col_effective": {"en": "effective", "zh": "生效分数"},
+    "col_by": {"en": "overridden by", "zh": "改分人"},
+    "col_rationale": {"en": "rationale", "zh": "评分理由"},
+    "col_quotes": {"en": "quotes", "zh": "引用"},
+    "override": {"en": "Override a score", "zh": "修改分数"},
+    "round": {"en": "Round", "zh": "轮次"},
+    "new_score": {"en": "Your score", "zh": "你的评分"},
+    "reason": {"en": "Reason (required)", "zh": "理由（必填）"},
+    "reviewer": {"en": "Reviewer name (required)", "zh": "复核人姓名（必填）"},
+    "save_override": {"en": "Save override", "zh": "保存修改"},
+    "override_saved": {
+        "en": "Saved: {round} · {dimension}: judge {judge} → {human} by {reviewer} (log row {id}).",
+        "zh": "已保存：{round} · {dimension}：模型 {judge} → {human}，复核人 {reviewer}（日志第 {id} 行）。",
+    },
+    "override_failed": {
+        "en": "Not saved: {why}. Your entry is kept in the form; try again.",
+        "zh": "未保存：{why}。表单内容已保留，请重试。",
+    },
+    "need_reason": {"en": "Give a reason.", "zh": "请填写理由。"},
+    "need_reviewer": {"en": "Give the reviewer's name.", "zh": "请填写复核人姓名。"},
+    "need_round_dim": {"en": "Choose a round and a dimension.", "zh": "请选择轮次和维度。"},
+    "need_login": {
+        "en": "Overrides need a signed-in reviewer.",
+        "zh": "修改分数需要已登录的复核人。",
+    },
+    "override_log": {"en": "Override log for this report", "zh": "本报告的改分日志"},
+    "stale": {
+        "en": "made against another judge score or rubric version",
+        "zh": "基于不同的模型评分或评分标准版本",
+    },
+    # reports
+    "my_sessions": {"en": "My finished sessions", "zh": "我已完成的会话"},
+    "refresh": {"en": "Refresh", "zh": "刷新"},
+    "open": {"en": "Open", "zh": "打开"},
+    "use_review": {"en": "Use the report open in Review", "zh": "使用复核页中打开的报告"},
+    "radar": {"en": "Five dimensions per round (effective scores)", "zh": "每轮五个维度（生效分数）"},
+    "history": {"en": "Attempts", "zh": "历次面试"},
+    "col_session": {"en": "session", "zh": "会话"},
+    "col_plan": {"en": "plan", "zh": "计划"},
+    "col_when": {"en": "updated (UTC)", "zh": "更新时间（UTC）"},
+    "col_status": {"en": "status", "zh": "状态"},
+    "col_totals": {"en": "round totals", "zh": "各轮总分"},
+    "compare": {"en": "Compare two attempts", "zh": "对比两次面试"},
+    "attempt_a": {"en": "Earlier attempt", "zh": "较早的一次"},
+    "attempt_b": {"en": "Later attempt", "zh": "较晚的一次"},
+    "col_a": {"en": "earlier", "zh": "较早"},
+    "col_b": {"en": "later", "zh": "较晚"},
+    "col_change": {"en": "change", "zh": "变化"},
+    "no_common_rounds": {
+        "en": "The two attempts have no round in common.",
+        "zh": "两次面试没有相同的轮次。",
+    },
+    "download_json": {"en": "Download JSON", "zh": "下载 JSON"},
+    "download_md": {"en": "Download Markdown", "zh": "下载 Markdown"},
+    "risks": {"en": "Risks (never hidden by the total)", "zh": "风险（总分不掩盖）"},
+    "next_actions": {"en": "Next actions", "zh": "下一步练习"},
+    "effective_section": {"en": "Effective scores (after overrides)", "zh": "生效分数（含人工修改）"},
+    "override_line": {
+        "en": "{round} · {dimension}: judge {judge} → {human} ({reviewer}, {when}): {reason}",
+        "zh": "{round} · {dimension}：模型 {judge} → {human}（{reviewer}，{when}）：{reason}",
+    },
+}
+
+
+def t(key: str, lang: Lang, **fields: object) -> str:
+    """The text for `key` in `lang`, with `fields` filled in."""
+    text = STRINGS[key][lang]
+    return text.format(**fields) if fields else text

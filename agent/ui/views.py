@@ -1,0 +1,227 @@
+"""What the tabs show, as Markdown, HTML and table rows: pure functions of the session and report data."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent.overrides import EffectiveScore, Override, effective_totals
+from agent.report import Report, RoundAssessment
+from agent.rubric.loader import Rubric
+from agent.rubric.model import DIMENSIONS, Lang
+from agent.ui.strings import t
+
+if TYPE_CHECKING:
+    from agent.graph import Suggestion
+    from agent.knowledge import Snippet
+
+
+def _md(text: str) -> str:
+    """User or model text made safe inside Markdown table cells and HTML."""
+    return html.escape(" ".join(text.split())).replace("|", "&#124;")
+
+
+def round_title(rubric: Rubric, round_id: str | None, lang: Lang) -> str:
+    if not round_id:
+        return "—"
+    try:
+        return rubric.round(round_id).title.get(lang)
+    except KeyError:
+        return round_id
+
+
+def dim_title(rubric: Rubric, dim: str, lang: Lang) -> str:
+    spec = rubric.dimensions.get(dim)  # type: ignore[call-overload]
+    return spec.title.get(lang) if spec else dim
+
+
+def clock(seconds: float) -> str:
+    s = max(0, int(seconds))
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def progress_html(
+    rubric: Rubric,
+    lang: Lang,
+    *,
+    status: str,
+    round_id: str | None,
+    round_index: int,
+    n_rounds: int,
+    minutes: int | None,
+    elapsed_s: float,
+) -> str:
+    """The round, the round's progress in the session, and its clock against the time budget."""
+    if status == "done":
+        return f"<div class='coach-progress done'>✓ {html.escape(t('progress_done', lang))}</div>"
+    if not n_rounds:
+        return ""
+    label = t(
+        "progress",
+        lang,
+        i=min(round_index + 1, n_rounds),
+        n=n_rounds,
+        title=round_title(rubric, round_id, lang),
+    )
+    budget = (minutes or 0) * 60
+    over = bool(budget) and elapsed_s > budget
+    timer = f"{clock(elapsed_s)} / {clock(budget)}" if budget else clock(elapsed_s)
+    if over:
+        timer += f" · {t('over_time', lang)}"
+    done_frac = round_index / n_rounds
+    return (
+        f"<div class='coach-progress{' over' if over else ''}'>"
+        f"<span class='coach-round'>{html.escape(label)}</span> "
+        f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1'></progress> "
+        f"<span class='coach-timer' title='{html.escape(t('timer_hint', lang))}'>⏱ {html.escape(timer)}</span>"
+        f"<progress class='coach-clock' value='{min(elapsed_s, budget or 1):.0f}' max='{budget or 1}'></progress>"
+        "</div>"
+    )
+
+
+def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: str) -> str:
+    """Scores with why, the verbatim quotes behind them, and the evidence still missing."""
+    title = round_title(rubric, ra.round, lang)
+    out = [f"### {t(heading, lang, title=title)} — {ra.total}/25", ""]
+    reasons = {d.dimension: d for d in ra.dimensions}
+    out += [f"| {t('dimension', lang)} | {t('score', lang)} | {t('why', lang)} |", "|---|---|---|"]
+    for d in DIMENSIONS:
+        ds = reasons.get(d)
+        why = ""
+        if ds:  # the level reached, then how the checklist got there (missing items are listed below)
+            why = f"{ds.level} — {ds.reason.split('; missing: ')[0]}"
+            why += f" · {'; '.join(ds.caps)}" if ds.caps else ""
+        out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {_md(why)} |")
+    out.append("")
+    if ra.flags:
+        out.append(f"**{t('flags', lang)}:** {', '.join(ra.flags)}")
+        out.append("")
+    if any(ra.quotes.values()):
+        out.append(f"**{t('quotes', lang)}:**")
+        for d, qs in ra.quotes.items():
+            for q in qs[:2]:
+                out.append(f"- *{dim_title(rubric, d, lang)}*: “{_md(q)}”")
+        out.append("")
+    if ra.missing_evidence:
+        out.append(f"**{t('missing', lang)}:**")
+        out += [f"- {_md(m)}" for m in ra.missing_evidence]
+        out.append("")
+    if ra.judge:
+        out.append(
+            f"<sub>{t('judge', lang)}: {_md(ra.judge.kind)} · {_md(ra.judge.model)} · {_md(ra.judge.rubric_version)}</sub>"
+        )
+    return "\n".join(out)
+
+
+def snippets_md(snippets: Sequence[Snippet], lang: Lang) -> str:
+    if not snippets:
+        return t("no_sources", lang)
+    out = [f"**{t('sources', lang)}:**", ""]
+    for s in snippets:
+        out.append(f"- [{_md(s.location)}]({s.permalink}) `{_md(s.symbol)}`")
+        out.append("")
+        out.append("  ```python")
+        out += [f"  {line}" for line in s.excerpt(8).splitlines()]
+        out.append("  ```")
+    return "\n".join(out)
+
+
+def suggestions_md(suggestions: Sequence[Suggestion], lang: Lang) -> str:
+    if not suggestions:
+        return t("no_suggestions", lang)
+    out = [f"**{t('suggestions', lang)}:**", ""]
+    for i, s in enumerate(suggestions, 1):
+        out.append(f"{i}. **{_md(s.text)}**")
+        out += [f"   - {_md(w)}" for w in s.why]
+    return "\n".join(out)
+
+
+def review_rows(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> list[list[Any]]:
+    """One row per round and dimension: judge score, effective score, who overrode, rationale, quotes."""
+    lang = report.language
+    by_round = {ra.round: ra for ra in report.rounds}
+    rows: list[list[Any]] = []
+    for e in effective:
+        ra = by_round[e.round]
+        ds = next((d for d in ra.dimensions if d.dimension == e.dimension), None)
+        why = (ds.reason + (f" · {'; '.join(ds.caps)}" if ds.caps else "")) if ds else ""
+        by = ""
+        if e.override:
+            by = f"{e.override.reviewer}: {e.override.reason}" + (f" ({t('stale', lang)})" if e.stale else "")
+        rows.append(
+            [
+                round_title(rubric, e.round, lang),
+                dim_title(rubric, e.dimension, lang),
+                e.judge,
+                e.effective,
+                by,
+                why,
+                " · ".join(f"“{q.strip()}”" for q in ra.quotes.get(e.dimension, [])[:2]),
+            ]
+        )
+    return rows
+
+
+REVIEW_HEADERS = (
+    "col_round",
+    "col_dimension",
+    "col_judge",
+    "col_effective",
+    "col_by",
+    "col_rationale",
+    "col_quotes",
+)
+LOG_COLUMNS = ("id", "created_at", "round", "dimension", "judge_score", "human_score", "reviewer", "reason")
+
+
+def log_rows(rows: Sequence[Override]) -> list[list[Any]]:
+    return [[getattr(r, c) for c in LOG_COLUMNS] for r in rows]
+
+
+def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> str:
+    """The section a downloaded report adds: every override that changed a score, latest first wins."""
+    lang = report.language
+    changed = [e for e in effective if e.override is not None]
+    if not changed:
+        return ""
+    out = [f"## {t('effective_section', lang)}", ""]
+    for e in changed:
+        o = e.override
+        assert o is not None
+        out.append(
+            "- "
+            + t(
+                "override_line",
+                lang,
+                round=round_title(rubric, e.round, lang),
+                dimension=dim_title(rubric, e.dimension, lang),
+                judge=e.judge,
+                human=e.effective,
+                reviewer=o.reviewer,
+                when=o.created_at,
+                reason=o.reason,
+            )
+            + (f" ({t('stale', lang)})" if e.stale else "")
+        )
+    return "\n".join(out) + "\n"
+
+
+def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
+    """Totals per round (judge → effective), risks and next actions."""
+    totals = effective_totals(effective)
+    j = report.judge
+    out = [
+        f"### {_md(report.id)}",
+        f"<sub>{t('judge', lang)}: {_md(j.kind)} · {_md(j.model)} · {_md(j.rubric_version)}</sub>",
+        "",
+    ]
+    out += [f"| {t('round', lang)} | {t('col_judge', lang)} | {t('col_effective', lang)} |", "|---|---|---|"]
+    for rid, (jt, et) in totals.items():
+        out.append(f"| {round_title(rubric, rid, lang)} | {jt}/25 | {et}/25 |")
+    out.append("")
+    if report.risks:
+        out += [f"**{t('risks', lang)}:**", *[f"- {_md(r)}" for r in report.risks], ""]
+    if report.next_actions:
+        out += [f"**{t('next_actions', lang)}:**", *[f"- {_md(a)}" for a in report.next_actions], ""]
+    return "\n".join(out)

@@ -1,0 +1,116 @@
+"""The app launched for real on a free loopback port, in this process, on a data dir of its own.
+
+`served` is the default app (no login: each browser or API client is its own owner);
+`served_login` requires a login (users alice and bob). Both use the real interview graph, the real
+override log, offline voice, and a fixed source snippet in place of the knowledge index.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agent.knowledge.snippet import Snippet
+from agent.ui.auth import hash_password
+
+SNIPPET = Snippet(
+    path="vllm/v1/core/kv_cache_manager.py",
+    symbol="KVCacheManager.allocate_slots",
+    kind="function",
+    start_line=200,
+    end_line=260,
+    commit="b23bd73f540175f9e117eaee5029cd7d8df63964",
+    permalink="https://github.com/vllm-project/vllm/blob/b23bd73f540175f9e117eaee5029cd7d8df63964/"
+    "vllm/v1/core/kv_cache_manager.py#L200-L260",
+    text="def allocate_slots(self, request, num_new_tokens):\n    ...",
+    score=0.9,
+)
+USERS = {"alice": "alice-password", "bob": "bob-password"}
+
+
+@dataclass
+class Served:
+    url: str
+    app: object
+    data_dir: Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def ui_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """INTERVIEW_DATA_DIR for every UI test (restored afterwards); the app reads it on each call."""
+    d = tmp_path_factory.mktemp("coach-data")
+    old = os.environ.get("INTERVIEW_DATA_DIR")
+    os.environ["INTERVIEW_DATA_DIR"] = str(d)
+    try:
+        yield d
+    finally:
+        if old is None:
+            os.environ.pop("INTERVIEW_DATA_DIR", None)
+        else:
+            os.environ["INTERVIEW_DATA_DIR"] = old
+
+
+def _launch(data_dir: Path, *, users: dict[str, str]) -> Iterator[Served]:
+    from agent.ui import Services, build_app
+    from agent.ui.main import launch_kwargs
+
+    services = Services(retriever=lambda: lambda text, k: [SNIPPET], require_login=bool(users))
+    app = build_app(services)
+    app.queue(default_concurrency_limit=4)
+    port = free_port()
+    stored = {name: hash_password(pw, iterations=1000) for name, pw in users.items()}
+    app.launch(prevent_thread_lock=True, quiet=True, **launch_kwargs("127.0.0.1", port, stored))
+    try:
+        yield Served(url=f"http://127.0.0.1:{port}/", app=app, data_dir=data_dir)
+    finally:
+        app.close()
+
+
+@pytest.fixture(scope="session")
+def served(ui_data_dir: Path) -> Iterator[Served]:
+    yield from _launch(ui_data_dir, users={})
+
+
+@pytest.fixture(scope="session")
+def served_login(ui_data_dir: Path) -> Iterator[Served]:
+    yield from _launch(ui_data_dir, users=USERS)
+
+
+@pytest.fixture(scope="session")
+def speak_wav(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """An English WAV spoken by espeak-ng; skips (with the reason) when espeak-ng is not installed."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        pytest.skip("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
+    folder = tmp_path_factory.mktemp("wav")
+
+    def make(text: str) -> Path:
+        out = folder / f"answer-{abs(hash(text))}.wav"
+        subprocess.run(
+            [exe, "-v", "en-us", "-s", "140", "-w", str(out), "--stdin"], input=text.encode(), check=True
+        )
+        return out
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """Where the browser test saves a screenshot of each tab: outside the repo, kept after the run."""
+    d = Path(os.environ.get("COACH_SCREENSHOTS") or Path(tempfile.gettempdir()) / "coach-screenshots")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
