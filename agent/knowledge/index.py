@@ -217,6 +217,23 @@ class SourceIndex:
             self._bm25 = BM25({cid: meta["terms"] for cid, meta in self._chunks.items()})
         return self._bm25
 
+    def is_built(self) -> bool:
+        """True when a complete index is in place (query() will not raise for lack of one)."""
+        return self.current_generation() is not None
+
+    def query_many(self, texts: Sequence[str], k: int = 5, *, per_text: int = 3) -> list[Snippet]:
+        """Snippets for several texts at once (a round's expected-evidence items, an answer's claims):
+        the best `per_text` for each, merged, de-duplicated, best first, at most `k`."""
+        best: dict[tuple[str, int], Snippet] = {}
+        for text in texts:
+            if not text.strip():
+                continue
+            for s in self.query(text, per_text):
+                key = (s.path, s.start_line)
+                if key not in best or best[key].score < s.score:
+                    best[key] = s
+        return sorted(best.values(), key=lambda s: (-s.score, s.path, s.start_line))[:k]
+
     def warm(self) -> None:
         """Load the model, collection and BM25 ahead of the first query."""
         self.collection()

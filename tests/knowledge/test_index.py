@@ -223,3 +223,20 @@ def test_querying_before_any_build_says_what_to_do(tmp_path: Path, embedder: Cou
 
     with pytest.raises(KnowledgeIndexError, match="interview index build"):
         index.query("scheduler")
+
+
+def test_query_many_merges_snippets_for_several_claims(tmp_path: Path, tree: Path,
+                                                       embedder: CountingEmbedder) -> None:
+    index = SourceIndex(tmp_path / "index", embedder=embedder)
+    assert not index.is_built()
+    build(index, tree)
+    assert index.is_built()
+    claims = ["the scheduler preempts a request when blocks run out",
+              "the block pool looks up cached blocks by hash",
+              "the scheduler preempts a request when blocks run out"]
+    snippets = index.query_many(claims, k=4, per_text=2)
+    assert len(snippets) <= 4
+    assert len({(s.path, s.start_line) for s in snippets}) == len(snippets)
+    symbols = {s.symbol for s in snippets}
+    assert "Scheduler._preempt_request" in symbols and "BlockPool.get_cached_block" in symbols
+    assert [s.score for s in snippets] == sorted((s.score for s in snippets), reverse=True)
