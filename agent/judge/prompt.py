@@ -1,7 +1,18 @@
 """The judge's prompt, from the templates in prompts/: static first, the candidate's text last.
 
-Instructions, rubric and round block come first and are byte-identical across answers of the same
-round, so vLLM's prefix cache serves them; findings, snippets and the fenced answer follow.
+Layout (what vLLM's prefix cache sees):
+
+1. system message: instructions, the output format, the five dimensions and the score rules —
+   byte-identical for every request of a rubric version (shared across rounds);
+2. user message, first part: the round block (prompt, focus, expected evidence, signals) —
+   byte-identical for every answer of that round;
+3. user message, tail: findings of the deterministic checks, source snippets, and the candidate's
+   answer fenced as data.
+
+The rubric block is always written in English (`JUDGE_LANG`), whatever the answer's language: one
+cached block per round instead of two, and the Chinese rubric text costs about 40 % more tokens
+(SmolLM2's tokenizer: 3,421 against 2,426 tokens for the system-design round), which the 4,096-token
+context of the CPU judge cannot spare. The instructions tell the model to quote the answer's own words.
 """
 
 from __future__ import annotations
@@ -14,9 +25,17 @@ from pathlib import Path
 from agent.config import repo_root
 from agent.judge.checklist import Checks
 from agent.rubric.loader import Rubric
-from agent.rubric.model import Lang, RoundId
+from agent.rubric.model import DIMENSIONS, Lang, RoundId
 
-HOLISTIC_EN = "Also give, for each of the five dimensions, a holistic score from 1 to 5 with a one-line reason."
+#: the language of the rubric text inside the judge's prompt (see the module docstring)
+JUDGE_LANG: Lang = "en"
+#: the closing fence of the candidate's answer; defused inside the answer
+FENCE_CLOSE = "ANSWER>>>"
+
+HOLISTIC_EN = (
+    '"holistic" gives, for each of the five dimensions, a score from 1 to 5 and a one-line reason; '
+    "the checklist bounds whatever score you give."
+)
 
 
 @dataclass(frozen=True)
@@ -41,29 +60,50 @@ def load_templates(root: Path | None = None) -> Templates:
     )
 
 
-def round_block(rubric: Rubric, round_id: RoundId, lang: Lang, t: Templates, holistic: bool) -> str:
-    """The static part for one round (independent of the answer)."""
-    rnd = rubric.round(round_id)
+def _one_line(s: str) -> str:
+    return " ".join(s.split())
 
-    def lines(pairs: list[tuple[str, str]]) -> str:
-        return "\n".join(f"- {i}: {txt}" for i, txt in pairs) or "- (none)"
+
+def system_block(rubric: Rubric, t: Templates, quote_max: int) -> str:
+    """The system message: identical for every round and answer of one rubric version."""
+    dims = "\n".join(
+        f"- {d}: {_one_line(rubric.dimensions[d].description.get(JUDGE_LANG))}" for d in DIMENSIONS
+    )
+    return t.system.format(quote_max=quote_max, dimensions=dims)
+
+
+def round_block(rubric: Rubric, round_id: RoundId, t: Templates, holistic: bool) -> str:
+    """The static part for one round (independent of the answer and of its language)."""
+    rnd = rubric.round(round_id)
+    lang = JUDGE_LANG
+
+    def lines(prefix: str, texts: list[str]) -> str:
+        """One rubric line each, labelled with the key the schema asks for ("e1", "s1", "w1")."""
+        return "\n".join(f"- {prefix}{k + 1}: {_one_line(txt)}" for k, txt in enumerate(texts)) or "- (none)"
 
     return t.round.format(
         title=rnd.title.get(lang),
-        prompt=rnd.prompt.get(lang),
-        evidence=lines([(e.id, e.text.get(lang)) for e in rubric.evidence(round_id)]),
-        strong=lines([(s.id, s.text.get(lang)) for s in rubric.strong_signals(round_id)]),
-        weak=lines([(s.id, s.text.get(lang)) for s in rubric.weak_signals(round_id)]),
+        prompt=_one_line(rnd.prompt.get(lang)),
+        focus=_one_line(rnd.focus.get(lang)),
+        evidence=lines("e", [e.text.get(lang) for e in rubric.evidence(round_id)]),
+        strong=lines("s", [s.text.get(lang) for s in rubric.strong_signals(round_id)]),
+        weak=lines("w", [s.text.get(lang) for s in rubric.weak_signals(round_id)]),
         holistic=HOLISTIC_EN if holistic else "",
     )
 
 
 def findings(checks: Checks) -> str:
+    """The deterministic checks, for context.
+
+    Sentences addressed to a grader are not listed: they are removed from the answer the model sees
+    (`agent.judge.vllm.model_view`), so an injected answer's prompt is its base's prompt.
+    """
     out = []
-    if checks.injection:
-        out.append(f"- {len(checks.injection)} sentence(s) address a grader: ignored")
     if checks.unlabeled_numbers:
-        out.append(f"- numbers without a given/derived/observed/estimated label: {', '.join(checks.unlabeled_numbers[:8])}")
+        out.append(
+            "- numbers without a given/derived/observed/estimated label: "
+            + ", ".join(checks.unlabeled_numbers[:8])
+        )
     if checks.fabricated:
         out.append(f"- measured-sounding claims with no artifact: {len(checks.fabricated)}")
     for p in checks.paths:
@@ -73,16 +113,26 @@ def findings(checks: Checks) -> str:
     return "\n".join(out) or "- none"
 
 
+def fence(answer: str) -> str:
+    """The answer as it goes between the fences: stripped, the closing fence defused."""
+    return answer.strip().replace(FENCE_CLOSE, "ANSWER> > >")
+
+
 def messages(
     rubric: Rubric,
     round_id: RoundId,
     answer: str,
-    lang: Lang,
     checks: Checks,
     snippets: str = "",
     holistic: bool = True,
+    quote_max: int = 40,
 ) -> list[dict[str, str]]:
+    """The chat messages: the system block, then the round block and the tail (findings, snippets,
+    the fenced answer). The answer's language does not change the prompt (see `JUDGE_LANG`)."""
     t = load_templates()
-    static = round_block(rubric, round_id, lang, t, holistic)
-    tail = t.answer.format(findings=findings(checks), snippets=snippets or "- none", answer=answer.replace("ANSWER>>>", "ANSWER> > >"))
-    return [{"role": "system", "content": t.system}, {"role": "user", "content": static + "\n" + tail}]
+    static = round_block(rubric, round_id, t, holistic)
+    tail = t.answer.format(findings=findings(checks), snippets=snippets or "- none", answer=fence(answer))
+    return [
+        {"role": "system", "content": system_block(rubric, t, quote_max)},
+        {"role": "user", "content": static + "\n" + tail},
+    ]
