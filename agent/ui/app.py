@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
 import wave
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +49,28 @@ from agent.voice import (
 )
 from agent.voice.stt import MAX_AUDIO_BYTES
 
+TIMER_JS = """
+<script>
+// The round clock runs in the browser: each timer the server renders carries the seconds elapsed
+// when it was rendered; from then on the page counts on its own (no event per second, no race).
+setInterval(() => {
+  const fmt = (s) => String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
+  document.querySelectorAll(".coach-timer[data-elapsed]").forEach((el) => {
+    if (!el.dataset.seen) el.dataset.seen = String(Date.now());
+    const s = Math.max(0, Math.floor(parseFloat(el.dataset.elapsed) + (Date.now() - Number(el.dataset.seen)) / 1000));
+    const budget = parseInt(el.dataset.budget || "0", 10);
+    const over = budget > 0 && s > budget;
+    el.textContent = fmt(s) + (budget ? " / " + fmt(budget) : "") + (over ? " · " + el.dataset.over : "");
+    const box = el.closest(".coach-progress");
+    if (box) {
+      box.classList.toggle("over", over);
+      const bar = box.querySelector(".coach-clock");
+      if (bar && budget) bar.value = Math.min(s, budget);
+    }
+  });
+}, 1000);
+</script>
+"""
 CSS = """
 .coach-progress { display: flex; flex-wrap: wrap; align-items: center; gap: .6em; font-size: 1.05em;
   padding: .5em .8em; border-radius: 8px; background: var(--block-background-fill); }
@@ -54,10 +78,12 @@ CSS = """
 .coach-progress.over .coach-timer { color: #c0392b; font-weight: 600; }
 .coach-progress.done { color: #1e8449; font-weight: 600; }
 .coach-timer { font-variant-numeric: tabular-nums; font-weight: 600; }
+.coach-md table td:nth-child(-n+2), .coach-md table th:nth-child(-n+2) { white-space: nowrap; }
 """
 LANG_CHOICES: list[tuple[str, str]] = [("English", "en"), ("中文", "zh")]
 SNIPPETS_SHOWN = 3
 HISTORY_LIMIT = 50
+MAX_PAGES = 10_000
 
 
 @dataclass
@@ -115,6 +141,9 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
     plan_choices = _plan_choices(rubric)
     dim_choices = _dim_choices(rubric)
     secret = browser_secret()
+    said: OrderedDict[str, str | None] = OrderedDict()
+    """page (Gradio session) -> the question it shows now, so late speech of an older one is dropped."""
+    said_lock = threading.Lock()
 
     # ------------------------------------------------------------ shared helpers
 
@@ -124,6 +153,11 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 raise gr.Error(t("need_login", ui_lang))
             return str(request.username)
         return owner_state or f"tab:{request.session_hash}"
+
+    def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:
+        if question:
+            return f"**{t('question', ui)}:** {question}"
+        return "" if done else t("no_question", ui)
 
     def speak(text: str | None, lang: Lang, ui: Lang) -> tuple[Any, str | None]:
         """(audio for gr.Audio, a warning) for a question; a failure never blocks the typed path."""
@@ -248,13 +282,16 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                     gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1
                 )
                 p_prev = T(gr.Textbox, {"label": "previous_session"}, scale=1)
-                p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1)
+                p_start = T(
+                    gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="practice-start"
+                )
             with gr.Row():
-                p_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2)
-                p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
+                p_sid = T(
+                    gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="practice-sid"
+                )
+                p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2, elem_id="practice-resume-id")
                 p_resume = T(gr.Button, {"value": "resume"}, scale=1)
             p_progress = gr.HTML("", elem_id="practice-progress")
-            timer = gr.Timer(1.0, active=False)
             with gr.Row():
                 with gr.Column(scale=3):
                     p_question = gr.Markdown("", elem_id="practice-question")
@@ -290,9 +327,9 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                     p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="practice-send")
                     p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
             p_status = gr.Markdown("", elem_id="practice-status")
-            p_result = gr.Markdown("", elem_id="practice-result")
+            p_result = gr.Markdown("", elem_id="practice-result", elem_classes=["coach-md"])
             p_sources = gr.Markdown("")
-            p_report = gr.Markdown("", elem_id="practice-report")
+            p_report = gr.Markdown("", elem_id="practice-report", elem_classes=["coach-md"])
             with T(gr.Accordion, {"label": "raw_json"}, open=False):
                 p_view = gr.JSON(None)
 
@@ -308,13 +345,13 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             p_sources,
             p_report,
             p_view,
-            timer,
         ]
 
         def practice_out(
             view: SessionView | None,
             prev: dict[str, Any],
             ui: Lang,
+            page: str | None = None,
             *,
             note: str | None = None,
             keep: str = "",
@@ -329,9 +366,8 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                     keep,
                     note or "",
                     *[gr.update()] * 4,
-                    gr.Timer(active=bool(prev.get("sid"))),
                 ]
-            state = {
+            state: dict[str, Any] = {
                 "sid": view.session_id,
                 "lang": view.language,
                 "round": view.round,
@@ -351,6 +387,11 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             new_question = bool(view.question) and (not same_session or prev.get("question") != view.question)
             # the question is spoken by `speak_question`, which runs when this state changes: text first
             state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
+            if page:
+                with said_lock:
+                    said[page] = state["say"]
+                    while len(said) > MAX_PAGES:
+                        said.popitem(last=False)
             audio: Any = None if new_question or not view.question else gr.update()
             result: Any = gr.update() if same_session else ""
             sources: Any = gr.update() if same_session else ""
@@ -370,7 +411,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 state,
                 view.session_id,
                 progress(state, ui),
-                (f"**{t('question', ui)}:** {view.question}" if view.question else t("no_question", ui)),
+                question_md(view.question, ui, done=view.status == "done"),
                 audio,
                 keep if view.message else "",
                 "\n\n".join(notes),
@@ -378,7 +419,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 sources,
                 report,
                 json.loads(view.model_dump_json(exclude={"report"})),
-                gr.Timer(active=view.status != "done"),
             ]
 
         def progress(state: dict[str, Any], ui: Lang) -> str:
@@ -415,7 +455,9 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 view = graph.start_session(spec, _lang(lang), "practice", owner=owner)
             except SessionError as e:
                 return practice_out(None, state, ui, note=f"⚠️ {e}")
-            return practice_out(view, {}, ui, note=t("started", ui, sid=view.session_id))
+            return practice_out(
+                view, {}, ui, request.session_hash, note=t("started", ui, sid=view.session_id)
+            )
 
         def resume_practice(
             sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
@@ -427,7 +469,9 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 view = graph.get_session(sid.strip(), owner=owner_of(owner_v, request))
             except SessionError as e:
                 return practice_out(None, state, ui, note=f"⚠️ {e}")
-            return practice_out(view, {}, ui, note=t("resumed", ui, sid=view.session_id))
+            return practice_out(
+                view, {}, ui, request.session_hash, note=t("resumed", ui, sid=view.session_id)
+            )
 
         def send_answer(
             text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
@@ -439,7 +483,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 view = graph.answer(state["sid"], text or "", owner=owner_of(owner_v, request))
             except SessionError as e:
                 return practice_out(None, state, ui, note=f"⚠️ {e}", keep=text)
-            return practice_out(view, state, ui, keep=text)
+            return practice_out(view, state, ui, request.session_hash, keep=text)
 
         def finish_round(
             state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
@@ -451,7 +495,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 view = graph.close_round(state["sid"], owner=owner_of(owner_v, request))
             except SessionError as e:
                 return practice_out(None, state, ui, note=f"⚠️ {e}")
-            return practice_out(view, state, ui)
+            return practice_out(view, state, ui, request.session_hash)
 
         def practice_transcribe(
             audio: str | None, current: str, state: dict[str, Any], lang: str, ui_v: str
@@ -459,39 +503,38 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             return transcribe(audio, current or "", _lang(state.get("lang") or lang), _lang(ui_v))
 
         def speak_question(
-            state: dict[str, Any], spoken: str | None, ui_v: str
+            state: dict[str, Any], spoken: str | None, ui_v: str, request: gr.Request
         ) -> tuple[Any, str | None, str]:
-            """The question as speech, once per question shown (the text never waits for it)."""
+            """The question as speech, once per question shown (the text never waits for it).
+
+            Speech that is ready only after the page moved on to another question is dropped."""
             if not state.get("question") or state.get("say") == spoken:
                 return gr.update(), spoken, ""
             audio, warn = speak(state["question"], _lang(state["lang"]), _lang(ui_v))
+            with said_lock:
+                current = said.get(request.session_hash or "", state.get("say"))
+            if current != state.get("say"):
+                return gr.update(), spoken, ""
             return audio, state.get("say"), warn or ""
 
-        def tick(state: dict[str, Any], ui_v: str) -> str:
-            return progress(state, _lang(ui_v))
-
         common = [ui, owner_state]
-        p_start.click(
-            start_practice,
-            [p_plan, p_lang, p_prev, p_state, *common],
-            practice_outputs,
-            api_name="start_practice",
+        # the question is spoken after its text shows; a newer event cancels speech still being made
+        speaking = p_state.change(
+            speak_question, [p_state, p_spoken, ui], [p_audio_q, p_spoken, p_voice], api_name="speak_question"
         )
-        p_resume.click(
-            resume_practice, [p_resume_id, p_state, *common], practice_outputs, api_name="resume_practice"
-        )
-        p_send.click(send_answer, [p_answer, p_state, *common], practice_outputs, api_name="send_answer")
-        p_finish.click(finish_round, [p_state, *common], practice_outputs, api_name="finish_round")
+        for trigger, fn, inputs, name in [
+            (p_start, start_practice, [p_plan, p_lang, p_prev, p_state, *common], "start_practice"),
+            (p_resume, resume_practice, [p_resume_id, p_state, *common], "resume_practice"),
+            (p_send, send_answer, [p_answer, p_state, *common], "send_answer"),
+            (p_finish, finish_round, [p_state, *common], "finish_round"),
+        ]:
+            trigger.click(fn, inputs, practice_outputs, api_name=name, cancels=[speaking])
         gr.on(
             [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
             practice_transcribe,
             [p_mic, p_answer, p_state, p_lang, ui],
             [p_answer, p_status],
             api_name="transcribe_practice",
-        )
-        timer.tick(tick, [p_state, ui], p_progress, api_name="tick_timer", show_progress="hidden")
-        p_state.change(
-            speak_question, [p_state, p_spoken, ui], [p_audio_q, p_spoken, p_voice], api_name="speak_question"
         )
 
         # ======================================================== Co-pilot
@@ -504,9 +547,13 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 c_lang = T(
                     gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1
                 )
-                c_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1)
+                c_start = T(
+                    gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="copilot-start"
+                )
             with gr.Row():
-                c_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2)
+                c_sid = T(
+                    gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
+                )
                 c_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
                 c_resume = T(gr.Button, {"value": "resume"}, scale=1)
             c_progress = gr.HTML("")
@@ -524,14 +571,14 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 with gr.Column(scale=3):
                     c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
                     c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")
-                    c_next = T(gr.Textbox, {"label": "next_question"}, lines=2)
+                    c_next = T(gr.Textbox, {"label": "next_question"}, lines=2, elem_id="copilot-next")
                     with gr.Row():
                         c_ask = T(gr.Button, {"value": "ask"}, variant="primary")
                         c_close = T(gr.Button, {"value": "close_round"})
-            c_status = gr.Markdown("")
+            c_status = gr.Markdown("", elem_id="copilot-status")
             with gr.Row():
                 with gr.Column(scale=3):
-                    c_draft = gr.Markdown("", elem_id="copilot-draft")
+                    c_draft = gr.Markdown("", elem_id="copilot-draft", elem_classes=["coach-md"])
                 with gr.Column(scale=2):
                     c_sources = gr.Markdown("")
             with gr.Group():
@@ -574,7 +621,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             if view is None:
                 return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()]
             ra = view.last_assessment
-            state = {
+            state: dict[str, Any] = {
                 "sid": view.session_id,
                 "lang": view.language,
                 "round": view.round,
@@ -584,6 +631,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 "t0": time.time() - view.round_elapsed_s,
                 "status": view.status,
                 "draft": ra.model_dump(mode="json", exclude={"checklist"}) if ra else None,
+                "question": view.question,
             }
             answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
             who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
@@ -596,7 +644,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 state,
                 view.session_id,
                 progress(state, ui),
-                (f"**{t('question', ui)}:** {view.question}" if view.question else ""),
+                question_md(view.question, ui, done=view.status == "done"),
                 t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else "",
                 keep if view.message else ("" if answered or view.awaiting == "candidate" else gr.update()),
                 views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
@@ -737,22 +785,36 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             with gr.Row():
                 r_file = T(gr.File, {"label": "report_file"}, file_types=[".json"], type="filepath", scale=2)
                 with gr.Column(scale=1):
-                    r_sid = T(gr.Textbox, {"label": "session_id"})
+                    r_sid = T(gr.Textbox, {"label": "open_session_id"}, elem_id="review-sid")
                     r_open_sid = T(gr.Button, {"value": "open_session"})
             r_status = gr.Markdown("", elem_id="review-status")
-            r_summary = gr.Markdown("")
+            r_summary = gr.Markdown("", elem_classes=["coach-md"])
             r_table = T(
                 gr.Dataframe,
                 {"label": "scores_table", "headers": review_headers},
                 interactive=False,
                 wrap=True,
+                column_widths=["13%", "12%", "6%", "7%", "17%", "27%", "18%"],
                 elem_id="review-table",
             )
             with gr.Group():
                 with gr.Row():
                     r_round = T(gr.Dropdown, {"label": "round"}, choices=[], allow_custom_value=True)
-                    r_dim = T(gr.Dropdown, {"label": "dimension", "choices": dim_choices}, value="accuracy")
-                    r_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
+                    r_dim = T(
+                        gr.Dropdown,
+                        {"label": "dimension", "choices": dim_choices},
+                        value="accuracy",
+                        elem_id="review-dim",
+                    )
+                    r_score = T(
+                        gr.Slider,
+                        {"label": "new_score"},
+                        minimum=1,
+                        maximum=5,
+                        step=1,
+                        value=3,
+                        elem_id="review-score",
+                    )
                 with gr.Row():
                     r_reason = T(gr.Textbox, {"label": "reason"}, scale=3, elem_id="review-reason")
                     r_reviewer = T(gr.Textbox, {"label": "reviewer"}, scale=1, elem_id="review-reviewer")
@@ -889,12 +951,12 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 rep_refresh = T(gr.Button, {"value": "refresh"}, scale=1)
                 rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1)
                 rep_use_review = T(gr.Button, {"value": "use_review"}, scale=1)
-            rep_status = gr.Markdown("")
+            rep_status = gr.Markdown("", elem_id="reports-status")
             with gr.Row():
                 with gr.Column(scale=3):
                     rep_chart = T(gr.Plot, {"label": "radar"}, elem_id="reports-radar")
                 with gr.Column(scale=2):
-                    rep_summary = gr.Markdown("")
+                    rep_summary = gr.Markdown("", elem_id="reports-summary")
                     with gr.Row():
                         rep_json = T(gr.DownloadButton, {"label": "download_json"}, value=None)
                         rep_md = T(gr.DownloadButton, {"label": "download_md"}, value=None)
@@ -968,7 +1030,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             fig = radar(
                 [views.dim_title(rubric, d, ui) for d in DIMENSIONS],
                 [(views.round_title(rubric, rid, ui), vals) for rid, vals in by_round.items()],
-                f"{report.id} — {t('radar', ui)}",
             )
             folder = download_dir()
             jpath = folder / f"{_safe_name(report.id)}.json"
@@ -1057,11 +1118,19 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         rep_compare.click(compare_attempts, [rep_a, rep_b, *common], rep_cmp, api_name="compare_attempts")
 
         # ======================================================== language and owner
-        def switch(ui_v: str) -> list[Any]:
+        def switch(ui_v: str, p: dict[str, Any], c: dict[str, Any]) -> list[Any]:
             lang = _lang(ui_v)
-            return T.updates(lang)
+            rendered = [
+                question_md(st.get("question"), lang, done=st.get("status") == "done")
+                if st.get("sid")
+                else ""
+                for st in (p, c)
+            ]
+            return [*T.updates(lang), *rendered]
 
-        ui.change(switch, ui, T.blocks, api_name="set_ui_language")
+        ui.change(
+            switch, [ui, p_state, c_state], [*T.blocks, p_question, c_question], api_name="set_ui_language"
+        )
 
         def restore_owner(saved: str | None, ui_v: str, request: gr.Request) -> tuple[str, str, str]:
             if s.require_login:

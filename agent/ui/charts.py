@@ -24,8 +24,8 @@ matplotlib.rcParams["font.sans-serif"] = [
 matplotlib.rcParams["axes.unicode_minus"] = False
 
 
-def radar(axes_labels: Sequence[str], series: Sequence[tuple[str, Sequence[int]]], title: str) -> Figure:
-    """`series`: (label, five scores 1-5 in the order of `axes_labels`)."""
+def radar(axes_labels: Sequence[str], series: Sequence[tuple[str, Sequence[int]]]) -> Figure:
+    """`series`: (label, five scores 1-5 in the order of `axes_labels`); the legend sits below."""
     n = len(axes_labels)
     angles = [2 * math.pi * i / n for i in range(n)]
     fig = plt.figure(figsize=(6.4, 5.2), dpi=100)
@@ -39,9 +39,8 @@ def radar(axes_labels: Sequence[str], series: Sequence[tuple[str, Sequence[int]]
         values = [*scores, scores[0]]
         ax.plot([*angles, angles[0]], values, linewidth=1.8, label=label)
         ax.fill([*angles, angles[0]], values, alpha=0.12)
-    ax.set_title(title, pad=18)
     if series:
-        ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(3, len(series)), fontsize=9)
     fig.tight_layout()
     plt.close(fig)  # the caller owns it; keep pyplot's registry empty
     return fig

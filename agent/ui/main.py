@@ -17,7 +17,7 @@ MAX_FILE_SIZE = "50mb"
 
 
 def launch_kwargs(host: str, port: int | None, users: dict[str, str]) -> dict[str, Any]:
-    from agent.ui.app import CSS
+    from agent.ui.app import CSS, TIMER_JS
 
     return {
         "server_name": host,
@@ -26,6 +26,7 @@ def launch_kwargs(host: str, port: int | None, users: dict[str, str]) -> dict[st
         "auth_message": "vLLM Interview Coach" if users else None,
         "max_file_size": MAX_FILE_SIZE,
         "css": CSS,
+        "head": TIMER_JS,
         "footer_links": ["api"],
     }
 

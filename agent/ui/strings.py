@@ -96,6 +96,7 @@ STRINGS: dict[str, dict[Lang, str]] = {
     },
     "no_sources": {"en": "No matching source snippet.", "zh": "没有匹配的源码片段。"},
     "timer_hint": {"en": "elapsed / budget", "zh": "已用 / 预算"},
+    "more": {"en": "{n} more", "zh": "另外 {n} 条"},
     # co-pilot
     "copilot_intro": {
         "en": "You interview; the co-pilot listens. Record or paste each answer, then pick the next follow-up.",
@@ -125,6 +126,7 @@ STRINGS: dict[str, dict[Lang, str]] = {
     },
     "report_file": {"en": "Report or transcript (JSON)", "zh": "报告或面试记录（JSON）"},
     "open_session": {"en": "Open session", "zh": "打开会话"},
+    "open_session_id": {"en": "Session id", "zh": "会话编号"},
     "opened": {"en": "Opened {id} ({kind}).", "zh": "已打开 {id}（{kind}）。"},
     "kind_report": {"en": "graded report", "zh": "评分报告"},
     "kind_transcript": {"en": "transcript, graded now", "zh": "面试记录，已即时评分"},

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from agent.knowledge import Snippet
 
 
+MISSING_SHOWN = 6
+"""Missing-evidence items listed openly; the rest fold away."""
+
+
 def _md(text: str) -> str:
     """User or model text made safe inside Markdown table cells and HTML."""
     return html.escape(" ".join(text.split())).replace("|", "&#124;")
@@ -74,7 +78,8 @@ def progress_html(
         f"<div class='coach-progress{' over' if over else ''}'>"
         f"<span class='coach-round'>{html.escape(label)}</span> "
         f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1'></progress> "
-        f"<span class='coach-timer' title='{html.escape(t('timer_hint', lang))}'>⏱ {html.escape(timer)}</span>"
+        f"<span class='coach-timer' title='{html.escape(t('timer_hint', lang))}' data-elapsed='{elapsed_s:.1f}' "
+        f"data-budget='{budget}' data-over='{html.escape(t('over_time', lang))}'>{html.escape(timer)}</span>"
         f"<progress class='coach-clock' value='{min(elapsed_s, budget or 1):.0f}' max='{budget or 1}'></progress>"
         "</div>"
     )
@@ -105,7 +110,13 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         out.append("")
     if ra.missing_evidence:
         out.append(f"**{t('missing', lang)}:**")
-        out += [f"- {_md(m)}" for m in ra.missing_evidence]
+        out += [f"- {_md(m)}" for m in ra.missing_evidence[:MISSING_SHOWN]]
+        rest = ra.missing_evidence[MISSING_SHOWN:]
+        if rest:
+            items = "".join(f"<li>{_md(m)}</li>" for m in rest)
+            out.append(
+                f"\n<details><summary>{t('more', lang, n=len(rest))}</summary><ul>{items}</ul></details>"
+            )
         out.append("")
     if ra.judge:
         out.append(
