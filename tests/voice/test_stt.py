@@ -94,7 +94,9 @@ class _FakeTranscriptions(BaseHTTPRequestHandler):
         type(self).seen.append(body)
         if b"not audio" in body:
             self.send_response(400)
-            payload: dict[str, object] = {"error": {"message": "Invalid audio file", "type": "BadRequestError", "code": 400}}
+            payload: dict[str, object] = {
+                "error": {"message": "Invalid audio file", "type": "BadRequestError", "code": 400}
+            }
         else:
             self.send_response(200)
             payload = {"text": " the scheduler admits the request "}
