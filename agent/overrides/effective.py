@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from agent.overrides.log import Override
+from agent.overrides.log import Override, OverrideLog
 from agent.report import Report
 from agent.rubric.model import DIMENSIONS, Dimension, RoundId
 
@@ -21,12 +21,15 @@ class EffectiveScore(BaseModel):
     """The override was made against another judge score or rubric version than this report's."""
 
 
-def effective_scores(report: Report, overrides: Iterable[Override]) -> list[EffectiveScore]:
+def effective_scores(report: Report, overrides: Iterable[Override] | None = None) -> list[EffectiveScore]:
     """One entry per round and dimension of `report`, in report order; the latest override wins.
 
-    Overrides for other reports are ignored. An override whose judge score or rubric version
+    `overrides`: rows of the log (default: this report's rows in the data dir's log); rows for
+    other reports are ignored. An override whose judge score or rubric version
     differs from the report's still applies (a human decided), but is marked `stale`.
     """
+    if overrides is None:
+        overrides = OverrideLog().rows(report.id)
     latest: dict[tuple[str, str], Override] = {}
     for row in sorted(overrides, key=lambda r: r.id):
         if row.transcript_id == report.id:

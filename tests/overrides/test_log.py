@@ -107,6 +107,15 @@ def test_the_latest_override_wins_and_sits_beside_the_judge_score(log: OverrideL
     assert effective_totals(eff.values()) == {"capacity": (16, 18)}
 
 
+def test_effective_scores_read_the_data_dirs_log_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path))
+    OverrideLog().append(_new(human_score=5))
+    v = next(e for e in effective_scores(_report()) if e.dimension == "validation")
+    assert (v.judge, v.effective) == (2, 5)
+
+
 def test_an_override_against_another_rubric_version_is_marked_stale(log: OverrideLog) -> None:
     log.append(_new(rubric_version="rubric-old"))
     v = next(e for e in effective_scores(_report(), log.rows()) if e.dimension == "validation")
