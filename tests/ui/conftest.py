@@ -49,9 +49,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ui_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """INTERVIEW_DATA_DIR for every UI test (restored afterwards); the app reads it on each call."""
+    """INTERVIEW_DATA_DIR for a module of UI tests (restored after it); the app reads it on each call."""
     d = tmp_path_factory.mktemp("coach-data")
     old = os.environ.get("INTERVIEW_DATA_DIR")
     os.environ["INTERVIEW_DATA_DIR"] = str(d)
@@ -80,12 +80,12 @@ def _launch(data_dir: Path, *, users: dict[str, str]) -> Iterator[Served]:
         app.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def served(ui_data_dir: Path) -> Iterator[Served]:
     yield from _launch(ui_data_dir, users={})
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def served_login(ui_data_dir: Path) -> Iterator[Served]:
     yield from _launch(ui_data_dir, users=USERS)
 
