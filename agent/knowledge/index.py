@@ -71,6 +71,8 @@ class Manifest(BaseModel):
     version: str | None
     dirty: bool = False
     pin_commit: str
+    pin_note: str | None = None
+    """For a git checkout: how far HEAD is from the pin (when the clone has the pinned commit)."""
     scope: str
     embedder: str
     chunker: str = CHUNKER_VERSION
@@ -201,7 +203,7 @@ class SourceIndex:
             pin_commit=self.pin.commit,
             matches_pin=self.pin.same_commit(manifest.commit),
             relation_to_pin=relation_to_pin(manifest.source_kind, manifest.commit, manifest.version,
-                                            self.pin, dirty=manifest.dirty),
+                                            self.pin, dirty=manifest.dirty, note=manifest.pin_note),
             scope=manifest.scope,
             files=len(manifest.files),
             chunks=sum(len(f.chunks) for f in manifest.files.values()),
@@ -397,6 +399,7 @@ class SourceIndex:
                 manifest = Manifest(
                     built_at=_now(), source_kind=source.kind.value, source_location=str(source.location),
                     commit=commit, version=source.version, dirty=source.dirty, pin_commit=self.pin.commit,
+                    pin_note=source.pin_note,
                     scope=scope.value, embedder=self.embedder.name, files=files, last_build=report,
                 )
                 _write_json(gen / "chunks.json", chunk_meta)
@@ -410,8 +413,10 @@ class SourceIndex:
                 raise
             self._collection = None
             self._open(gen)
+            # Keep the generation readers may still have open; drop the older ones.
+            keep = {gen.name, old_gen.name if old_gen else ""}
             for other in self.root.glob("gen-*"):
-                if other.name != gen.name:
+                if other.name not in keep:
                     shutil.rmtree(other, ignore_errors=True)
             say(f"indexed {report.chunks} chunks from {report.files} files in {report.seconds:.1f} s")
             return report

@@ -50,6 +50,8 @@ class Source:
     """Full hash for git; the abbreviated hash from vllm/_version.py for trees and wheels."""
     version: str | None
     dirty: bool = False
+    pin_note: str | None = None
+    """For a git checkout: HEAD's distance from the pin, or why it cannot be measured."""
     _root: Path | None = field(default=None, repr=False)
     _zip: zipfile.ZipFile | None = field(default=None, repr=False)
     _names: list[str] = field(default_factory=list, repr=False)
@@ -86,7 +88,7 @@ class Source:
         return f"{what[self.kind]}{ver} at {self.location} (commit {self.commit or 'unknown'})"
 
     def relation_to_pin(self, pin: Pin | None = None) -> str:
-        return relation_to_pin(self.kind, self.commit, self.version, pin, dirty=self.dirty)
+        return relation_to_pin(self.kind, self.commit, self.version, pin, dirty=self.dirty, note=self.pin_note)
 
     def close(self) -> None:
         if self._zip is not None:
@@ -101,10 +103,15 @@ class Source:
 
 
 def relation_to_pin(
-    kind: str, commit: str | None, version: str | None, pin: Pin | None = None, *, dirty: bool = False
+    kind: str, commit: str | None, version: str | None, pin: Pin | None = None, *, dirty: bool = False,
+    note: str | None = None,
 ) -> str:
     """One plain sentence: how the indexed source differs from the pinned commit."""
-    pin = pin or load_pin()
+    text = _relation(commit, version, pin or load_pin(), dirty=dirty)
+    return f"{text} ({note})" if note else text
+
+
+def _relation(commit: str | None, version: str | None, pin: Pin, *, dirty: bool) -> str:
     if commit_matches(pin.commit, commit):
         note = " with uncommitted changes" if dirty else ""
         return f"exactly the pinned commit {pin.commit[:12]}{note}"
@@ -136,6 +143,18 @@ def _git(root: Path, *args: str) -> str:
     if out.returncode != 0:
         raise SourceError(f"git {' '.join(args)} failed in {root}: {out.stderr.strip()}")
     return out.stdout.strip()
+
+
+def _git_distance(root: Path, head: str) -> str | None:
+    pin = load_pin().commit
+    if commit_matches(pin, head):
+        return None
+    probe = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{pin}^{{commit}}"],
+                           capture_output=True, timeout=60)
+    if probe.returncode != 0:
+        return f"the pinned commit is not in this clone: `git fetch origin {pin}` to compare"
+    behind, ahead = _git(root, "rev-list", "--left-right", "--count", f"{pin}...{head}").split()
+    return f"HEAD is {ahead} commits ahead of and {behind} behind the pin"
 
 
 def _open_wheel(path: Path) -> Source:
@@ -184,15 +203,17 @@ def _open_dir(path: Path) -> Source:
     commit = version = None
     dirty = False
     kind = SourceKind.TREE
+    pin_note = None
     if (root / ".git").exists():
         kind = SourceKind.GIT
         commit = _git(root, "rev-parse", "HEAD")
         dirty = bool(_git(root, "status", "--porcelain", "--untracked-files=no", "--", "vllm"))
+        pin_note = _git_distance(root, commit)
     version_file = root / "vllm" / "_version.py"
     if version_file.is_file():
         v_commit, version = _version_info(version_file.read_text(encoding="utf-8", errors="replace"))
         commit = commit or v_commit
-    return Source(kind, root, commit, version, dirty=dirty, _root=root, _names=names)
+    return Source(kind, root, commit, version, dirty=dirty, pin_note=pin_note, _root=root, _names=names)
 
 
 def open_source(path: Path | None = None, *, download: bool = True) -> Source:

@@ -79,6 +79,8 @@ def test_rebuild_embeds_only_changed_files(tmp_path: Path, tree: Path, embedder:
     (tree / "vllm/lora/model_manager.py").unlink()
     removed = build(index, tree)
     assert removed.removed_files == 1 and removed.files == TRAIL_FILES - 1
+    # the live generation and the one before it (readers may still have it open); older ones are gone
+    assert len(list(index.root.glob("gen-*"))) == 2
     assert all(s.path != "vllm/lora/model_manager.py" for s in index.query("LoRA adapter GPU slot", k=5))
 
 
@@ -125,6 +127,7 @@ def test_a_git_checkout_records_head_and_compares_it_with_the_pin(tmp_path: Path
     with open_source(tree) as src:
         assert src.kind is SourceKind.GIT and src.commit == head and not src.dirty
         assert "not the pin" in src.relation_to_pin()
+        assert "pinned commit is not in this clone" in src.relation_to_pin()
         # pointing at the vllm/ package folder itself works too
     with open_source(tree / "vllm") as inner:
         assert inner.location == tree
