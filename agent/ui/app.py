@@ -1119,17 +1119,21 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
 
         # ======================================================== language and owner
         def switch(ui_v: str, p: dict[str, Any], c: dict[str, Any]) -> list[Any]:
+            """Every label in the new language, and the rendered question and progress of both tabs."""
             lang = _lang(ui_v)
-            rendered = [
+            questions = [
                 question_md(st.get("question"), lang, done=st.get("status") == "done")
                 if st.get("sid")
                 else ""
                 for st in (p, c)
             ]
-            return [*T.updates(lang), *rendered]
+            return [*T.updates(lang), *questions, progress(p, lang), progress(c, lang)]
 
         ui.change(
-            switch, [ui, p_state, c_state], [*T.blocks, p_question, c_question], api_name="set_ui_language"
+            switch,
+            [ui, p_state, c_state],
+            [*T.blocks, p_question, c_question, p_progress, c_progress],
+            api_name="set_ui_language",
         )
 
         def restore_owner(saved: str | None, ui_v: str, request: gr.Request) -> tuple[str, str, str]:

@@ -181,6 +181,8 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     page.get_by_role("button", name="记录回答").wait_for()
     _tab(page, "练习")
     page.get_by_role("button", name="发送回答").wait_for()
+    _shows(page, "#practice-progress", "第 1 / 1 轮")
+    _shows(page, "#practice-question", "问题")
     _shot(page, screenshots, "6-practice-zh")
     page.context.close()
 
