@@ -168,7 +168,12 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         except (VoiceUnavailable, OSError, ValueError) as e:
             return None, t("tts_unavailable", ui, why=str(e))
 
-    def transcribe(audio: str | None, current: str, lang: Lang, ui: Lang) -> tuple[str, str]:
+    def transcribe_into(
+        audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
+    ) -> tuple[str, str]:
+        """(the answer with the transcript appended, a status line): the session's language is forced."""
+        current = current or ""
+        lang, ui = _lang(state.get("lang") or lang), _lang(ui_v)
         if not audio:
             return current, t("no_audio", ui)
         try:
@@ -247,7 +252,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 )
             )
         except ValidationError as e:
-            return f"⚠️ {t('override_failed', ui, why=e.errors()[0]['msg'])}"
+            return f"⚠️ {t('override_failed', ui, why=_first_error(e))}"
         except OverrideLogError as e:
             return f"⚠️ {t('override_failed', ui, why=str(e))}"
         return "✓ " + t(
@@ -367,17 +372,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                     note or "",
                     *[gr.update()] * 4,
                 ]
-            state: dict[str, Any] = {
-                "sid": view.session_id,
-                "lang": view.language,
-                "round": view.round,
-                "round_index": view.round_index,
-                "n_rounds": view.n_rounds,
-                "minutes": view.round_minutes,
-                "t0": time.time() - view.round_elapsed_s,
-                "status": view.status,
-                "question": view.question,
-            }
+            state = _view_state(view)
             same_session = prev.get("sid") == view.session_id
             round_ended = same_session and (
                 prev.get("round_index") != view.round_index
@@ -497,11 +492,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 return practice_out(None, state, ui, note=f"⚠️ {e}")
             return practice_out(view, state, ui, request.session_hash)
 
-        def practice_transcribe(
-            audio: str | None, current: str, state: dict[str, Any], lang: str, ui_v: str
-        ) -> tuple[str, str]:
-            return transcribe(audio, current or "", _lang(state.get("lang") or lang), _lang(ui_v))
-
         def speak_question(
             state: dict[str, Any], spoken: str | None, ui_v: str, request: gr.Request
         ) -> tuple[Any, str | None, str]:
@@ -531,7 +521,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             trigger.click(fn, inputs, practice_outputs, api_name=name, cancels=[speaking])
         gr.on(
             [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
-            practice_transcribe,
+            transcribe_into,
             [p_mic, p_answer, p_state, p_lang, ui],
             [p_answer, p_status],
             api_name="transcribe_practice",
@@ -621,18 +611,8 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             if view is None:
                 return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()]
             ra = view.last_assessment
-            state: dict[str, Any] = {
-                "sid": view.session_id,
-                "lang": view.language,
-                "round": view.round,
-                "round_index": view.round_index,
-                "n_rounds": view.n_rounds,
-                "minutes": view.round_minutes,
-                "t0": time.time() - view.round_elapsed_s,
-                "status": view.status,
-                "draft": ra.model_dump(mode="json", exclude={"checklist"}) if ra else None,
-                "question": view.question,
-            }
+            state = _view_state(view)
+            state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra else None
             answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
             who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
             choices = [sg.text for sg in view.suggestions]
@@ -714,11 +694,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         def use_followup(pick: str | None, current: str) -> str:
             return pick or current
 
-        def copilot_transcribe(
-            audio: str | None, current: str, state: dict[str, Any], lang: str, ui_v: str
-        ) -> tuple[str, str]:
-            return transcribe(audio, current or "", _lang(state.get("lang") or lang), _lang(ui_v))
-
         def copilot_decide(
             accept: bool,
         ) -> Callable[..., str]:
@@ -768,7 +743,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
         gr.on(
             [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
-            copilot_transcribe,
+            transcribe_into,
             [c_mic, c_answer, c_state, c_lang, ui],
             [c_answer, c_status],
             api_name="transcribe_copilot",
@@ -1151,6 +1126,21 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         app.load(restore_owner, [browser_id, ui], [browser_id, owner_state, who], api_name="restore_owner")
 
     return app
+
+
+def _view_state(view: SessionView) -> dict[str, Any]:
+    """What a tab keeps of the session it shows (the clock's origin in this server's time)."""
+    return {
+        "sid": view.session_id,
+        "lang": view.language,
+        "round": view.round,
+        "round_index": view.round_index,
+        "n_rounds": view.n_rounds,
+        "minutes": view.round_minutes,
+        "t0": time.time() - view.round_elapsed_s,
+        "status": view.status,
+        "question": view.question,
+    }
 
 
 def _first_error(e: ValidationError) -> str:
