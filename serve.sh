@@ -9,6 +9,8 @@
 #   --judge gpu       `vllm serve JUDGE_MODEL` on an NVIDIA GPU
 #   default: gpu when nvidia-smi sees a GPU, else embedded. JUDGE=... in the environment works too.
 #   --judge-only      start only the judge server, print its base URL, stay in the foreground
+#   --host HOST       bind elsewhere than 127.0.0.1: needs users (INTERVIEW_USERS=name:pw, or
+#                     .venv/bin/python -m agent.ui --add-user NAME); the app refuses otherwise
 #
 # Everything it writes goes to INTERVIEW_DATA_DIR (default ~/.local/share/vllm-interview-coach).
 set -euo pipefail
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     --judge-only) JUDGE_ONLY=1; shift ;;
     --host) HOST="$2"; shift 2 ;;
     --port) PORT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "serve.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Debian packages the voice and browser tests use: espeak-ng (Chinese TTS, test audio) and chromium
+# Debian packages the voice and browser tests use: espeak-ng (Chinese TTS, test audio), a CJK font and chromium
 # (end-to-end UI tests, driven by Playwright with executable_path; never a downloaded browser).
 # Installs them when missing and we are root with apt-get; otherwise says what is missing and goes on.
 set -u
 need=()
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# a CJK font, so Chinese renders in Chromium and in the radar chart instead of boxes
+fc-list 2>/dev/null | grep -qi "wqy\|noto.*cjk" || need+=(fonts-wqy-microhei)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "system_deps: installing ${need[*]}" >&2
