@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -122,7 +123,11 @@ def eval_(
     """Recall@k and MRR of the index over the labelled query set, overall and per language."""
     index = SourceIndex()
     try:
-        report = evaluate(index, load_queries(queries), k=k)
+        labelled = load_queries(queries)
+    except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise _fail(ValueError(f"cannot read the labelled queries: {exc}")) from exc
+    try:
+        report = evaluate(index, labelled, k=k)
     except (KnowledgeIndexError, EmbedderError) as exc:
         raise _fail(exc) from exc
     report.index_commit = index.status().commit
@@ -134,7 +139,8 @@ def eval_(
         table.add_column(col)
     for name, m in [("all", report.overall), *report.by_lang.items()]:
         table.add_row(name, str(m.queries), f"{m.recall_at_k:.3f}", f"{m.mrr:.3f}",
-                      f"{m.symbol_recall_at_k:.3f}", f"{m.symbol_mrr:.3f}")
+                      "-" if m.symbol_recall_at_k is None else f"{m.symbol_recall_at_k:.3f}",
+                      "-" if m.symbol_mrr is None else f"{m.symbol_mrr:.3f}")
     console.print(table)
     misses = [r for r in report.results if r.file_rank is None]
     for r in misses:

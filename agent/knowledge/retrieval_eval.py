@@ -57,8 +57,9 @@ class Metrics(BaseModel):
     queries: int
     recall_at_k: float
     mrr: float
-    symbol_recall_at_k: float
-    symbol_mrr: float
+    symbol_recall_at_k: float | None
+    """None when no query in the set names a symbol."""
+    symbol_mrr: float | None
 
 
 class RetrievalReport(BaseModel):
@@ -84,13 +85,13 @@ def load_queries(path: Path | None = None) -> list[LabelledQuery]:
 
 def _metrics(results: Sequence[QueryResult], with_symbol: Sequence[QueryResult]) -> Metrics:
     n = len(results) or 1
-    ns = len(with_symbol) or 1
+    ns = len(with_symbol)
     return Metrics(
         queries=len(results),
         recall_at_k=round(sum(r.file_rank is not None for r in results) / n, 4),
         mrr=round(sum(1 / r.file_rank for r in results if r.file_rank) / n, 4),
-        symbol_recall_at_k=round(sum(r.symbol_rank is not None for r in with_symbol) / ns, 4),
-        symbol_mrr=round(sum(1 / r.symbol_rank for r in with_symbol if r.symbol_rank) / ns, 4),
+        symbol_recall_at_k=round(sum(r.symbol_rank is not None for r in with_symbol) / ns, 4) if ns else None,
+        symbol_mrr=round(sum(1 / r.symbol_rank for r in with_symbol if r.symbol_rank) / ns, 4) if ns else None,
     )
 
 

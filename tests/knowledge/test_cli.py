@@ -82,3 +82,10 @@ def test_build_from_a_bad_source_fails_with_a_clear_message(runner: CliRunner, t
     assert "empty folder" in res.output
     res = runner.invoke(app, ["build", "--source", str(tmp_path / "nope")])
     assert res.exit_code == 1 and "does not exist" in res.output
+
+
+def test_eval_with_an_unreadable_query_file_says_so(runner: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "queries.yaml"
+    bad.write_text("queries: [{id: x, query: what?, expect: }\n", encoding="utf-8")
+    res = runner.invoke(app, ["eval", "--queries", str(bad)])
+    assert res.exit_code == 1 and "cannot read the labelled queries" in res.output
