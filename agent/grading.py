@@ -13,6 +13,7 @@ from agent.judge.assessment import assess_answer
 from agent.judge.base import Judge
 from agent.judge.checks import PathChecker
 from agent.judge.scoring import risks_and_actions
+from agent.judge.sources import Sources
 from agent.report import JudgeInfo, Report, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.transcript import Transcript, TranscriptError, load_transcript
@@ -25,6 +26,7 @@ def grade_transcript(
     judge: Judge | None = None,
     info: JudgeInfo | None = None,
     path_checker: PathChecker | None = None,
+    sources: Sources | None = None,
 ) -> Report:
     rounds: list[RoundAssessment] = []
     for r in t.rounds:
@@ -43,6 +45,7 @@ def grade_transcript(
                 info=info,
                 path_checker=path_checker,
                 capacity_params=params,
+                sources=sources,
             )
         )
     risks, actions = risks_and_actions(rubric, rounds, t.language)
@@ -78,6 +81,7 @@ def grade_files(
     judge: Judge | None = None,
     info: JudgeInfo | None = None,
     path_checker: PathChecker | None = None,
+    sources: Sources | None = None,
     on_done: Callable[[Outcome], None] | None = None,
     concurrency: int = 1,
 ) -> list[Outcome]:
@@ -85,7 +89,9 @@ def grade_files(
     def one(f: Path) -> Outcome:
         try:
             t = load_transcript(f)
-            return Outcome(f, report=grade_transcript(rubric, t, judge=judge, info=info, path_checker=path_checker))
+            return Outcome(f, report=grade_transcript(
+                    rubric, t, judge=judge, info=info, path_checker=path_checker, sources=sources
+                ))
         except TranscriptError as e:
             return Outcome(f, error=str(e))
 

@@ -25,6 +25,7 @@ _L = {
         "notes": "Notes",
         "passed": "Passed",
         "none": "none",
+        "sources": "vLLM source (pinned) to verify against",
     },
     "zh": {
         "report": "面试评分报告",
@@ -44,6 +45,7 @@ _L = {
         "notes": "说明",
         "passed": "通过",
         "none": "无",
+        "sources": "可核准的 vLLM 源码（固定版本）",
     },
 }
 
@@ -99,6 +101,11 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
             out += [f"**{L['missing']}:**", *[f"- {m}" for m in ra.missing_evidence], ""]
         if ra.next_followups:
             out += [f"**{L['followups']}:**", *[f"- {f}" for f in ra.next_followups], ""]
+        if ra.snippets:
+            out.append(f"**{L['sources']}:**")
+            for s in ra.snippets:
+                out.append(f"- [{s.path}:{s.start_line}-{s.end_line}]({s.permalink}) `{s.symbol}`")
+            out.append("")
     if report.next_actions:
         out += [f"## {L['actions']}", *[f"- {a}" for a in report.next_actions], ""]
     return "\n".join(out) + "\n"

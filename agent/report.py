@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.judge.checklist import Checklist
+from agent.judge.sources import SourceRef
 from agent.rubric.model import Dimension, Lang, RoundId
 
 Flag = Literal[
@@ -67,6 +68,7 @@ class RoundAssessment(BaseModel):
     passed: bool | None = None
     notes: list[str] = Field(default_factory=list)
     weighted: float | None = None
+    snippets: list[SourceRef] = Field(default_factory=list, description="vLLM source behind the round, with permalinks")
     checklist: Checklist | None = None
 
 

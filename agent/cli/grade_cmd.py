@@ -37,6 +37,9 @@ def grade(
     judge: Annotated[JudgeKind, typer.Option("--judge", help="embedded, vllm or auto")] = JudgeKind.auto,
     concurrency: Annotated[int, typer.Option("--concurrency", min=0, help="transcripts in flight (0: 8 for vLLM)")] = 0,
     no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
+    snippets: Annotated[
+        bool, typer.Option("--snippets/--no-snippets", help="vLLM source snippets from the index, when built")
+    ] = True,
 ) -> None:
     """Grade recorded transcripts: one report each, a summary table; bad files are named and skipped."""
     err = Console(stderr=True)
@@ -65,6 +68,13 @@ def grade(
             files = [f for f in files if f not in done_before]
             if done_before:
                 err.print(f"skipping {len(done_before)} transcript(s) already graded with the same provenance")
+    sources = None
+    if snippets:
+        from agent.judge.sources import Sources
+
+        sources = Sources.open()
+        if sources.note:
+            err.print(f"[yellow]sources:[/] {sources.note}")
     workers = concurrency or (8 if info.kind == "vllm" else 1)
 
     def emit(o: Outcome) -> None:
@@ -85,7 +95,7 @@ def grade(
             emit(o)
             prog.advance(task)
 
-        outcomes = grade_files(rubric, files, judge=jd, info=info, on_done=done, concurrency=workers)
+        outcomes = grade_files(rubric, files, judge=jd, info=info, on_done=done, concurrency=workers, sources=sources)
 
     table = Table(title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("transcript", "rounds", "total", "flags", "status"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent.judge import capacity
 from agent.judge.base import Fill, Judge, JudgeUnavailable
 from agent.judge.checklist import Checklist
@@ -9,9 +11,13 @@ from agent.judge.checks import PathChecker, injected, run_checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import quote_in, sentences
 from agent.judge.scoring import score_round
+from agent.judge.sources import Sources, prompt_text, refs
 from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
+
+if TYPE_CHECKING:
+    from agent.knowledge import Snippet
 
 
 def verify(fill: Fill, answer: str) -> Fill:
@@ -48,11 +54,22 @@ def assess_answer(
     info: JudgeInfo | None = None,
     path_checker: PathChecker | None = None,
     capacity_params: capacity.CapacityParams | None = None,
+    sources: Sources | None = None,
 ) -> RoundAssessment:
-    """Assess one round's answer. A judge that fails falls back to the embedded judge, flagged."""
+    """Assess one round's answer. A judge that fails falls back to the embedded judge, flagged.
+
+    With `sources`, snippets of the pinned vLLM source go to the judge and into the assessment,
+    and cited `file.py:Symbol` paths are checked against the index's symbols.
+    """
     judge = judge or EmbeddedJudge()
     info = info or JudgeInfo(kind="embedded", model=EmbeddedJudge.model, rubric_version=rubric.version)
     all_sents = sentences(answer)
+    found: list[Snippet] = []
+    if sources is not None:
+        path_checker = path_checker or sources.path_checker()
+        found = sources.for_answer(rubric, round_id, answer)
+        if sources.commit:
+            info = info.model_copy(update={"index_commit": sources.commit})
     hp = rubric.lexicon.get("happy_path", {})
     common = {e.id: e.cues for e in rubric.common.evidence}
     checks = run_checks(
@@ -68,7 +85,7 @@ def assess_answer(
     inj = {s.idx for s in injected(all_sents, rubric.lexicon)}
     clean = [s for s in all_sents if s.idx not in inj]
     try:
-        fill = judge.fill(rubric, round_id, answer, lang, checks, clean)
+        fill = judge.fill(rubric, round_id, answer, lang, checks, clean, snippets=prompt_text(found))
     except JudgeUnavailable as e:
         fill = EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, clean)
         info = info.model_copy(update={"fallback": True, "fallback_reason": str(e)[:300]})
@@ -82,4 +99,8 @@ def assess_answer(
         checks=checks,
         holistic=fill.holistic,
     )
-    return score_round(rubric, checklist, info, lang)
+    ra = score_round(rubric, checklist, info, lang)
+    ra.snippets = refs(found)
+    if sources is not None and sources.note:
+        ra.notes.append(sources.note)
+    return ra

@@ -38,4 +38,5 @@ class Judge(Protocol):
         lang: Lang,
         checks: Checks,
         sents: Sequence[Sentence],
+        snippets: str = "",
     ) -> Fill: ...

@@ -28,7 +28,9 @@ class EmbeddedJudge:
         lang: Lang,
         checks: Checks,
         sents: Sequence[Sentence],
+        snippets: str = "",
     ) -> Fill:
+        del snippets  # cue matching reads only the answer
         items = []
         for it in rubric.evidence(round_id):
             m = match_cues(it.cues, answer, sents)

@@ -79,7 +79,9 @@ class _Down:
     kind = "vllm"
     model = "down"
 
-    def fill(self, rubric: Rubric, round_id: RoundId, answer: str, lang: Lang, checks: Checks, sents: Sequence[Sentence]) -> Fill:
+    def fill(
+        self, rubric: Rubric, round_id: RoundId, answer: str, lang: Lang, checks: Checks, sents: Sequence[Sentence], snippets: str = ""
+    ) -> Fill:
         raise JudgeUnavailable("connection refused")
 
 
@@ -98,7 +100,9 @@ class _Liar:
     kind = "vllm"
     model = "liar"
 
-    def fill(self, rubric: Rubric, round_id: RoundId, answer: str, lang: Lang, checks: Checks, sents: Sequence[Sentence]) -> Fill:
+    def fill(
+        self, rubric: Rubric, round_id: RoundId, answer: str, lang: Lang, checks: Checks, sents: Sequence[Sentence], snippets: str = ""
+    ) -> Fill:
         base = EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, sents)
         items = [ItemFinding(id=i.id, covered=True, quote="We rolled back the image after the canary failed.", by="model") for i in base.items]
         return Fill(items=items, strong=base.strong, weak=base.weak, holistic={d: Holistic(score=5, reason="great") for d in DIMENSIONS})
