@@ -58,6 +58,15 @@ def grade_transcript(
     )
 
 
+def _graph_replay() -> Callable[..., Report] | None:
+    """The interview graph's grade mode (the same nodes a live session runs), when LangGraph is installed."""
+    try:
+        from agent.graph import grade_with_graph
+    except ImportError:
+        return None
+    return grade_with_graph
+
+
 def find_transcripts(paths: Iterable[Path]) -> Iterator[Path]:
     """Files as given; folders searched for *.json, sorted, so a batch is reproducible."""
     for p in paths:
@@ -84,14 +93,18 @@ def grade_files(
     sources: Sources | None = None,
     on_done: Callable[[Outcome], None] | None = None,
     concurrency: int = 1,
+    use_graph: bool = True,
 ) -> list[Outcome]:
     """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on."""
+    replay = _graph_replay() if use_graph else None
+
     def one(f: Path) -> Outcome:
         try:
             t = load_transcript(f)
-            return Outcome(f, report=grade_transcript(
-                    rubric, t, judge=judge, info=info, path_checker=path_checker, sources=sources
-                ))
+            if replay is not None and path_checker is None:
+                return Outcome(f, report=replay(t, rubric=rubric, judge=judge, info=info, sources=sources))
+            report = grade_transcript(rubric, t, judge=judge, info=info, path_checker=path_checker, sources=sources)
+            return Outcome(f, report=report)
         except TranscriptError as e:
             return Outcome(f, error=str(e))
 

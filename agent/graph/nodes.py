@@ -63,6 +63,7 @@ def assess_round(ctx: GraphContext, tr: TranscriptRound, lang: Lang) -> RoundAss
         judge=ctx.judge,
         info=ctx.info,
         capacity_params=capacity_params(tr),
+        sources=ctx.sources,
     )
 
 

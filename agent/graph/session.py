@@ -31,6 +31,7 @@ from agent.graph.state import GraphContext, Inbox, InboxKind, InterviewState, Pl
 from agent.graph.store import SessionRow, Store, now_iso, open_store, thread_config
 from agent.judge.base import Judge
 from agent.judge.factory import make_judge
+from agent.judge.sources import Sources
 from agent.knowledge.snippet import Snippet
 from agent.report import JudgeInfo, Report, RoundAssessment
 from agent.rubric.loader import Rubric, default_rubric
@@ -448,6 +449,7 @@ def grade_with_graph(
     rubric: Rubric | None = None,
     judge: Judge | None = None,
     info: JudgeInfo | None = None,
+    sources: Sources | None = None,
 ) -> Report:
     """A recorded transcript replayed through the graph's record and score nodes, with no interrupt.
 
@@ -460,6 +462,8 @@ def grade_with_graph(
             judge=judge,
             info=info or JudgeInfo(kind="embedded", model=judge.model, rubric_version=ctx.rubric.version),
         )
+    if sources is not None:
+        ctx = replace(ctx, sources=sources)
     if not _GRADER:
         _GRADER.append(build())
     rounds = [

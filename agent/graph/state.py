@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from agent.judge.base import Judge
+from agent.judge.sources import Sources
 from agent.knowledge.snippet import Snippet
 from agent.report import JudgeInfo
 from agent.rubric.loader import Rubric
@@ -136,3 +137,5 @@ class GraphContext:
     info: JudgeInfo
     retrieve: Callable[[str], list[Snippet]] | None = None
     """source retrieval for co-pilot snippets; None when no index is built."""
+    sources: Sources | None = None
+    """source evidence for the judge (snippets, symbol checks); None: assess without it."""
