@@ -46,6 +46,11 @@ class Chunk:
         digest = hashlib.sha1(self.text.encode("utf-8")).hexdigest()[:10]
         return f"{self.path}:{self.start_line}-{self.end_line}:{digest}"
 
+    @property
+    def embed_key(self) -> str:
+        """Identifies the embedded text: equal keys have equal vectors (same embedder), wherever the lines are."""
+        return hashlib.sha1(self.embed_text().encode("utf-8")).hexdigest()[:20]
+
     def embed_text(self) -> str:
         """What the embedding model sees: path and symbol (in words too) ahead of the code."""
         words = " ".join(split_identifier(self.symbol)) if self.symbol != MODULE else ""

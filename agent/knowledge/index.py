@@ -368,13 +368,18 @@ class SourceIndex:
                 new_chunks.extend(chunks)
                 embedded_files += 1
             removed = len(set(old_manifest.files) - set(files)) if old_manifest else 0
-            say(f"{len(names)} files: {embedded_files} to embed ({len(new_chunks)} chunks), "
-                f"{len(names) - embedded_files} unchanged ({len(reuse_ids)} chunks re-used), {removed} removed")
+            # Chunks of changed files whose embedded text the live index already has keep their vector.
+            old_by_key = {m["ekey"]: cid for cid, m in self._chunks.items() if "ekey" in m} if reusable else {}
+            recycled = [(c, old_by_key[c.embed_key]) for c in new_chunks if c.embed_key in old_by_key]
+            to_embed = [c for c in new_chunks if c.embed_key not in old_by_key]
+            say(f"{len(names)} files: {embedded_files} changed ({len(to_embed)} chunks to embed, "
+                f"{len(recycled)} unchanged chunks kept), {len(names) - embedded_files} unchanged "
+                f"({len(reuse_ids)} chunks kept), {removed} removed")
 
             commit = source.commit
             t_embed = time.perf_counter()
             # Embed in length order (less padding per batch), then put the vectors back in chunk order.
-            texts = [c.embed_text() for c in new_chunks]
+            texts = [c.embed_text() for c in to_embed]
             order = sorted(range(len(texts)), key=lambda j: len(texts[j]))
             vectors: list[list[float]] = [[] for _ in texts]
             for i in range(0, len(order), batch_size):
@@ -388,11 +393,12 @@ class SourceIndex:
             try:
                 gen.mkdir(parents=True)
                 chunk_meta = self._write_generation(
-                    gen, old_gen if reusable else None, reuse_ids, new_chunks, vectors, commit
+                    gen, old_gen if reusable else None, reuse_ids, to_embed, vectors, recycled, commit
                 )
                 report = BuildReport(
                     files=len(files), chunks=len(chunk_meta), embedded_files=embedded_files,
-                    embedded_chunks=len(new_chunks), reused_chunks=len(reuse_ids), removed_files=removed,
+                    embedded_chunks=len(to_embed), reused_chunks=len(reuse_ids) + len(recycled),
+                    removed_files=removed,
                     seconds=round(time.perf_counter() - started, 2), embed_seconds=round(embed_seconds, 2),
                     commit=commit, relation_to_pin=source.relation_to_pin(self.pin),
                 )
@@ -422,7 +428,8 @@ class SourceIndex:
             return report
 
     def _write_generation(self, gen: Path, old_gen: Path | None, reuse_ids: list[str], new_chunks: list[Chunk],
-                          vectors: list[list[float]], commit: str | None) -> dict[str, Any]:
+                          vectors: list[list[float]], recycled: list[tuple[Chunk, str]],
+                          commit: str | None) -> dict[str, Any]:
         client = _client(gen / "chroma")
         coll = client.create_collection(COLLECTION, embedding_function=None,
                                         metadata={"hnsw:space": "cosine"})
@@ -435,10 +442,12 @@ class SourceIndex:
                     "part": part, "parts": parts, "commit": commit or "",
                     "permalink": self.pin.permalink(path, a, b, commit=link_commit)}
 
-        if reuse_ids:
+        old_meta = self._chunks
+        old: Any = None
+        if reuse_ids or recycled:
             assert old_gen is not None
             old = _client(old_gen / "chroma").get_collection(COLLECTION, embedding_function=None)
-            old_meta = self._chunks
+        if reuse_ids:
             for i in range(0, len(reuse_ids), limit):
                 ids = reuse_ids[i : i + limit]
                 got = old.get(ids=ids, include=["embeddings", "documents", "metadatas"])
@@ -450,9 +459,17 @@ class SourceIndex:
                                   int(m["end_line"]), int(m["part"]), int(m["parts"]))
                     metas.append(md)
                     chunk_meta[cid] = {**{k: md[k] for k in ("path", "symbol", "kind", "start_line", "end_line")},
-                                       "terms": old_meta[cid]["terms"]}
+                                       "terms": old_meta[cid]["terms"], "ekey": old_meta[cid].get("ekey", "")}
                 coll.add(ids=list(got["ids"]), embeddings=got["embeddings"], documents=got["documents"],
                          metadatas=metas)
+        for i in range(0, len(recycled), limit):
+            pairs = recycled[i : i + limit]
+            got = old.get(ids=[old_id for _, old_id in pairs], include=["embeddings"])
+            by_id = dict(zip(got["ids"], got["embeddings"], strict=True))
+            if len(by_id) != len({old_id for _, old_id in pairs}):
+                raise KnowledgeIndexError("the live index lacks chunks its manifest lists: rebuild it")
+            new_chunks = [*new_chunks, *(c for c, _ in pairs)]
+            vectors = [*vectors, *([float(x) for x in by_id[old_id]] for _, old_id in pairs)]
         for i in range(0, len(new_chunks), limit):
             batch = new_chunks[i : i + limit]
             metas = [meta_for(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.part, c.parts) for c in batch]
@@ -460,5 +477,6 @@ class SourceIndex:
                      documents=[c.text for c in batch], metadatas=metas)
             for c in batch:
                 chunk_meta[c.id] = {"path": c.path, "symbol": c.symbol, "kind": c.kind,
-                                    "start_line": c.start_line, "end_line": c.end_line, "terms": chunk_terms(c)}
+                                    "start_line": c.start_line, "end_line": c.end_line, "terms": chunk_terms(c),
+                                    "ekey": c.embed_key}
         return chunk_meta

@@ -71,8 +71,9 @@ def test_rebuild_embeds_only_changed_files(tmp_path: Path, tree: Path, embedder:
     pool.write_text(pool.read_text() + '\n\ndef evict(block):\n    """Evict a cached block."""\n    return block\n')
     changed = build(index, tree)
     assert changed.embedded_files == 1
-    pool_chunks = len(index.manifest().files["vllm/v1/core/block_pool.py"].chunks)  # type: ignore[union-attr]
-    assert embedder.documents == changed.embedded_chunks == pool_chunks
+    # only the new function is embedded; the file's other chunks keep their vectors
+    assert embedder.documents == changed.embedded_chunks == 1
+    assert changed.reused_chunks == first.chunks
     assert changed.chunks == first.chunks + 1
     assert index.query("evict a cached block", k=1)[0].symbol == "evict"
 
@@ -243,3 +244,19 @@ def test_query_many_merges_snippets_for_several_claims(tmp_path: Path, tree: Pat
     symbols = {s.symbol for s in snippets}
     assert "Scheduler._preempt_request" in symbols and "BlockPool.get_cached_block" in symbols
     assert [s.score for s in snippets] == sorted((s.score for s in snippets), reverse=True)
+
+
+def test_another_embedder_re_embeds_everything(tmp_path: Path, tree: Path, embedder: CountingEmbedder) -> None:
+    index = SourceIndex(tmp_path / "index", embedder=embedder)
+    first = build(index, tree)
+
+    class Renamed(CountingEmbedder):
+        @property
+        def name(self) -> str:
+            return "another-model"
+
+    other = Renamed(embedder.inner)
+    report = build(SourceIndex(tmp_path / "index", embedder=other), tree)
+    assert report.embedded_chunks == other.documents == first.chunks and report.reused_chunks == 0
+    with pytest.raises(Exception, match="rebuild"):
+        index.query("scheduler")  # the old embedder no longer matches the index
