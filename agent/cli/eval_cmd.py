@@ -68,3 +68,143 @@ def run(
         json_out.write_text(
             json.dumps(res.model_dump(mode="json"), ensure_ascii=False, indent=2), encoding="utf-8"
         )
+
+
+def _concurrency(n: int, kind: str) -> int:
+    return n or (4 if kind == "vllm" else 1)
+
+
+@app.command("calibrate")
+def calibrate_cmd(
+    graded: Annotated[Path | None, typer.Option("--set", help="graded answer set (YAML)")] = None,
+    judge: Annotated[str, typer.Option("--judge", help="embedded, vllm or auto")] = "embedded",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="folder for calibration.{json,md,png} (default: <data dir>/calibration)"),
+    ] = None,
+    overrides: Annotated[
+        Path | None, typer.Option("--overrides", help="override log (default: <data dir>/overrides.sqlite)")
+    ] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="grade K times and report the spread")] = 1,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=0, help="answers in flight (0: 4 for vLLM, else 1)")
+    ] = 0,
+) -> None:
+    """Judge vs human labels (graded set and override log): agreement, kappa, Spearman, pairs, flags."""
+    from agent.calibration import calibrate, read_overrides
+    from agent.calibration.render import write
+    from agent.config import data_dir
+    from agent.judge.factory import make_judge
+
+    con = Console()
+    err = Console(stderr=True)
+    rubric = load_rubric()
+    try:
+        gs = load_graded_set(graded)
+    except ValueError as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from e
+    jd, info, why = make_judge(judge, rubric)
+    if why:
+        err.print(f"[yellow]judge:[/] {why}")
+    rows, log_path, note = read_overrides(overrides)
+    if note:
+        err.print(f"[yellow]{note}[/]")
+    rep = calibrate(
+        rubric,
+        gs,
+        judge=jd,
+        info=info,
+        overrides=rows,
+        graded_source=str(graded or "eval/graded/answers.yaml"),
+        overrides_source=f"override log {log_path}",
+        overrides_note=note,
+        repeat=repeat,
+        concurrency=_concurrency(concurrency, info.kind),
+    )
+    folder = out or data_dir() / "calibration"
+    paths = write(rep, folder)
+    t = Table(title=f"judge {info.kind}:{info.model} · {rubric.version}")
+    for col in ("labels", "dimension", "exact", "±1", "QW kappa", "Spearman"):
+        t.add_column(col)
+    for src, name in ((rep.graded, "graded set"), (rep.overrides, "override log")):
+        if src.n_items == 0:
+            t.add_row(name, "—", "no items (n=0)", "", "", "")
+            continue
+        for d in src.dimensions:
+            t.add_row(
+                name,
+                d.dimension,
+                d.exact.fmt(pct=True),
+                d.within_one.fmt(pct=True),
+                d.kappa.fmt(),
+                d.spearman.fmt(),
+            )
+    con.print(t)
+    g = rep.graded
+    con.print(f"pair order: {g.pair_order.fmt(pct=True)}")
+    all_flags = g.flags[0] if g.flags else None
+    if all_flags:
+        con.print(
+            f"flags: recall {all_flags.recall.fmt(pct=True)}, precision {all_flags.precision.fmt(pct=True)}, "
+            f"strict precision {all_flags.strict_precision.fmt(pct=True)}"
+        )
+    if rep.spread:
+        con.print(
+            f"spread over {rep.spread.repeat} runs (largest range of one item): "
+            + ", ".join(f"{d.dimension} {d.max_range}" for d in [*rep.spread.dimensions, rep.spread.total])
+        )
+    if rep.fallbacks:
+        err.print(f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge[/]")
+    con.print("wrote " + ", ".join(str(p) for p in paths.values()))
+
+
+@app.command("probes")
+def probes_cmd(
+    graded: Annotated[Path | None, typer.Option("--set", help="graded answer set (YAML)")] = None,
+    translations: Annotated[
+        Path | None,
+        typer.Option("--translations", help="translation pairs (default eval/probes/translations.yaml)"),
+    ] = None,
+    judge: Annotated[str, typer.Option("--judge", help="embedded, vllm or auto")] = "embedded",
+    json_out: Annotated[Path | None, typer.Option("--json", help="also write the result as JSON")] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=0, help="answers in flight (0: 4 for vLLM, else 1)")
+    ] = 0,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="list every failing case")] = False,
+) -> None:
+    """Bias probes: padding, translation, grader instructions, numbers restated as measured, rubric order."""
+    from agent.calibration import load_translations, run_probes
+    from agent.judge.factory import make_judge
+
+    con = Console()
+    err = Console(stderr=True)
+    rubric = load_rubric()
+    try:
+        gs = load_graded_set(graded)
+        ts = load_translations(translations)
+    except ValueError as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from e
+    jd, info, why = make_judge(judge, rubric)
+    if why:
+        err.print(f"[yellow]judge:[/] {why}")
+    rep = run_probes(rubric, gs, ts, judge=jd, info=info, concurrency=_concurrency(concurrency, info.kind))
+    t = Table(title=f"bias probes · judge {info.kind}:{info.model} · {rubric.version}")
+    for col in ("probe", "passes when", "pass rate"):
+        t.add_column(col)
+    for p in rep.probes:
+        t.add_row(p.name, p.expectation, p.rate.fmt(pct=True))
+        for k, v in p.extra.items():
+            t.add_row(f"  ↳ {k}", "", v.fmt(pct=True))
+    con.print(t)
+    if rep.fallbacks:
+        err.print(f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge[/]")
+    if verbose:
+        for p in rep.probes:
+            for f in p.failures:
+                con.print(f"{p.name}: {f}", markup=False)
+    if json_out:
+        json_out.write_text(
+            json.dumps(rep.model_dump(mode="json"), ensure_ascii=False, indent=2), encoding="utf-8"
+        )
