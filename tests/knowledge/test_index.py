@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.knowledge import (
+    KnowledgeIndexError,
     PathStatus,
     Scope,
     SourceError,
@@ -223,8 +224,6 @@ def test_a_build_that_dies_midway_leaves_the_index_intact(built: SourceIndex, tr
 def test_querying_before_any_build_says_what_to_do(tmp_path: Path, embedder: CountingEmbedder) -> None:
     index = SourceIndex(tmp_path / "nothing", embedder=embedder)
     assert not index.status().built
-    from agent.knowledge import KnowledgeIndexError
-
     with pytest.raises(KnowledgeIndexError, match="interview index build"):
         index.query("scheduler")
 
@@ -258,5 +257,5 @@ def test_another_embedder_re_embeds_everything(tmp_path: Path, tree: Path, embed
     other = Renamed(embedder.inner)
     report = build(SourceIndex(tmp_path / "index", embedder=other), tree)
     assert report.embedded_chunks == other.documents == first.chunks and report.reused_chunks == 0
-    with pytest.raises(Exception, match="rebuild"):
+    with pytest.raises(KnowledgeIndexError, match="rebuild"):
         index.query("scheduler")  # the old embedder no longer matches the index
