@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.knowledge import (
+    BuildReport,
     KnowledgeIndexError,
     PathStatus,
     Scope,
@@ -24,7 +25,7 @@ from .conftest import FIXTURE_COMMIT, CountingEmbedder, write_tree, zip_tree
 TRAIL_FILES = 4  # scheduler, block_pool, sampler, model_manager; vllm/utils.py is outside the trail
 
 
-def build(index: SourceIndex, path: Path, scope: Scope = Scope.TRAIL):  # type: ignore[no-untyped-def]
+def build(index: SourceIndex, path: Path, scope: Scope = Scope.TRAIL) -> BuildReport:
     with open_source(path) as src:
         return index.build(src, scope)
 
