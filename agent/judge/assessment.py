@@ -62,7 +62,7 @@ def assess_answer(
     and cited `file.py:Symbol` paths are checked against the index's symbols.
     """
     judge = judge or EmbeddedJudge()
-    info = info or JudgeInfo(kind="embedded", model=EmbeddedJudge.model, rubric_version=rubric.version)
+    info = info or JudgeInfo(kind="embedded", model=judge.model, rubric_version=rubric.version)
     all_sents = sentences(answer)
     found: list[Snippet] = []
     if sources is not None:
