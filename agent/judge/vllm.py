@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -189,6 +190,10 @@ class VllmJudge:
         self.temperature = temperature
         self.holistic = holistic
         self.max_model_len: int | None = None
+        #: what the requests ended in: requests, valid, timeout, unreachable, http_error, malformed,
+        #: cut_off, invalid (for benchmarks and logs; thread-safe)
+        self.stats: Counter[str] = Counter()
+        self._stats_lock = threading.Lock()
         self._http = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"})
         served = self._models()
         self.model = model or served[0]
@@ -232,6 +237,10 @@ class VllmJudge:
             seed=self.seed,
             temperature=self.temperature,
         )
+
+    def _count(self, what: str) -> None:
+        with self._stats_lock:
+            self.stats[what] += 1
 
     def close(self) -> None:
         self._http.close()
@@ -294,16 +303,20 @@ class VllmJudge:
         where = f"part {part.index + 1}"
         last = "no attempt"
         for _attempt in range(1 + self.retries):
+            self._count("requests")
             try:
                 r = self._http.post(f"{self.base_url}/chat/completions", json=body)
             except httpx.TimeoutException as e:
+                self._count("timeout")
                 last = f"{where}: timed out after {self.timeout:g} s ({type(e).__name__})"
                 continue
             except httpx.HTTPError as e:
+                self._count("unreachable")
                 raise JudgeUnavailable(
                     f"{where}: judge unreachable at {self.base_url}: {type(e).__name__}: {e}"
                 ) from e
             if r.status_code >= 400:
+                self._count("http_error")
                 last = f"{where}: HTTP {r.status_code}: {r.text[:200]}"
                 if r.status_code < 500 and r.status_code not in (408, 429):
                     break  # the request itself is refused: sending it again gets the same answer
@@ -313,9 +326,11 @@ class VllmJudge:
                 choice = data["choices"][0]
                 content = choice["message"]["content"] or ""
             except (ValueError, KeyError, IndexError, TypeError) as e:
+                self._count("malformed")
                 last = f"{where}: malformed response: {str(e)[:200]}"
                 continue
             if choice.get("finish_reason") == "length":
+                self._count("cut_off")
                 usage = data.get("usage") or {}
                 p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
                 last = f"{where}: output cut off at max_tokens ({c} output tokens after a {p}-token prompt"
@@ -327,10 +342,13 @@ class VllmJudge:
                 last += ")"
                 continue
             try:
-                return model.model_validate(json.loads(content)).model_dump()
+                out = model.model_validate(json.loads(content)).model_dump()
             except (ValueError, ValidationError) as e:
+                self._count("invalid")
                 last = f"{where}: schema-invalid output: {str(e)[:200]}"
                 continue
+            self._count("valid")
+            return out
         raise JudgeUnavailable(last)
 
     def _to_fill(self, data: dict[str, Any], seen: str, keys: dict[str, dict[str, str]]) -> Fill:
