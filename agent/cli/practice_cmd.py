@@ -114,7 +114,12 @@ def practice(
                 f"input ended before an answer's '.' line; resume with: interview practice --session {sid}"
             )
             raise typer.Exit(0)
-        new = answer(sid, _decode(raw))
+        try:
+            new = answer(sid, _decode(raw))
+        except SessionError as e:  # the store is locked or read-only: say so; the session is as it was
+            err.print(f"[red]error:[/] {e}")
+            err.print(f"resume with: interview practice --session {sid}")
+            raise typer.Exit(1) from e
         if new.message:
             err.print(f"[yellow]{new.message}[/]")
         if new.notice:

@@ -17,3 +17,8 @@ class SessionNotFound(SessionError, LookupError):
 
 class PlanError(SessionError):
     """A plan that cannot run; the message says which plans exist."""
+
+
+class SessionStoreError(SessionError):
+    """The session store (SQLite) cannot be read or written: locked by another process, read-only or
+    unreadable. The call changed nothing; the message says why and that the input was not recorded."""

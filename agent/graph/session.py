@@ -8,27 +8,29 @@ the session still waits at the same question. A session with an owner is visible
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
+import sqlite3
 import threading
 import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal, ParamSpec, TypeVar, cast
 
 from langgraph.types import Command
 from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
 from agent import config
 from agent.graph import wording
-from agent.graph.errors import PlanError, SessionError, SessionNotFound
+from agent.graph.errors import PlanError, SessionError, SessionNotFound, SessionStoreError
 from agent.graph.interview import Graph, build
 from agent.graph.plan import CANDIDATE_QUESTIONS_MINUTES, Plan, make_plan
 from agent.graph.report import SessionReport
 from agent.graph.state import GraphContext, Inbox, InboxKind, InterviewState, PlannedRound
-from agent.graph.store import SessionRow, Store, now_iso, open_store, thread_config
+from agent.graph.store import DB_NAME, SessionRow, Store, explain, now_iso, open_store, thread_config
 from agent.judge.base import Judge
 from agent.judge.factory import make_judge
 from agent.judge.sources import Sources
@@ -115,17 +117,19 @@ _SESSION_LOCKS: dict[str, threading.Lock] = {}
 
 
 def _retriever() -> Callable[[str], list[Snippet]] | None:
-    """Source retrieval over the built index (`interview index build`), or None when there is none."""
+    """Source retrieval over the index in the data dir (`interview index build`); None when the knowledge
+    extras are not installed. Without a usable index a call raises with the reason, and the co-pilot
+    says so in its notice and goes on without snippets (an index built later is used from then on)."""
     try:
-        from agent.knowledge import SourceIndex
+        from agent.knowledge import KnowledgeIndexError, SourceIndex
 
         index = SourceIndex()
-        if not index.status().built:
-            return None
-    except Exception:  # no index, or the knowledge extras are not installed: co-pilot runs without snippets
+    except Exception:  # the knowledge extras are not installed: co-pilot runs without snippets
         return None
 
     def retrieve(text: str) -> list[Snippet]:
+        if not index.is_built():
+            raise KnowledgeIndexError(index.status().relation_to_pin)
         return index.query(text[:2000], k=SNIPPETS)
 
     return retrieve
@@ -330,6 +334,28 @@ def _round_chars(v: dict[str, Any]) -> int:
 # ---------------------------------------------------------------- the API
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _store_guard(not_done: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """A store that is locked, read-only or unreadable is a SessionStoreError that says what was not
+    done (the UI and the terminal show it and keep the input), never a raw sqlite3 error."""
+
+    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(fn)
+        def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return fn(*args, **kwargs)
+            except sqlite3.Error as e:
+                raise SessionStoreError(explain(e, config.data_dir() / DB_NAME, not_done)) from e
+
+        return run
+
+    return deco
+
+
+@_store_guard("the session was not started")
 def start_session(
     plan: str,
     lang: Lang,
@@ -362,6 +388,7 @@ def start_session(
     return _view(row, v)
 
 
+@_store_guard("the answer was not recorded; the session still waits at the same question, send it again")
 def answer(
     session_id: str, text: str | bytes, *, at_s: float | None = None, owner: str | None = None
 ) -> SessionView:
@@ -382,6 +409,7 @@ def answer(
     return _view(row, v)
 
 
+@_store_guard("nothing was recorded; the session is as it was")
 def _interviewer(session_id: str, kind: InboxKind, text: str, owner: str | None) -> SessionView:
     store = open_store()
     ctx = graph_context()
@@ -415,6 +443,7 @@ def close_round(session_id: str, *, owner: str | None = None) -> SessionView:
     return _interviewer(session_id, "close", "", owner)
 
 
+@_store_guard("the session could not be read")
 def get_session(session_id: str, *, owner: str | None = None) -> SessionView:
     store = open_store()
     ctx = graph_context()
@@ -424,6 +453,7 @@ def get_session(session_id: str, *, owner: str | None = None) -> SessionView:
     return _view(row, v)
 
 
+@_store_guard("sessions could not be listed")
 def list_sessions(*, owner: str | None = None) -> list[SessionSummary]:
     """The caller's sessions, most recently updated first."""
     return [

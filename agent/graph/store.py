@@ -17,10 +17,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agent.config import data_dir
-from agent.graph.errors import SessionError
+from agent.graph.errors import SessionError, SessionStoreError
 from agent.graph.interview import Graph, build
 
 DB_NAME = "sessions.sqlite"
+BUSY_TIMEOUT_S = 30.0
+"""How long a call waits for another process's lock on the store before it gives up, clearly."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS interview_sessions (
@@ -53,6 +55,22 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def explain(e: sqlite3.Error, path: Path, not_done: str = "nothing was changed") -> str:
+    """A sentence a user can act on for a store that cannot be read or written."""
+    msg = str(e).lower()
+    if "locked" in msg or "busy" in msg:
+        why = f"is locked by another process (waited {BUSY_TIMEOUT_S:g} s); try again when it is free"
+    elif "readonly" in msg or "read-only" in msg:
+        why = "is read-only (file or folder permissions)"
+    elif "unable to open" in msg:
+        why = "cannot be opened (missing folder or no permission)"
+    elif "not a database" in msg or "malformed" in msg:
+        why = f"is not a readable SQLite database ({e})"
+    else:
+        why = f"failed: {e}"
+    return f"the session store {path} {why}: {not_done}"
+
+
 def thread_config(session_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": session_id}, "recursion_limit": 200}
 
@@ -62,15 +80,22 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-        conn.execute("PRAGMA journal_mode=WAL")
-        self.saver = SqliteSaver(conn)
-        self.saver.setup()
-        self._index = sqlite3.connect(str(path), check_same_thread=False, timeout=30, isolation_level=None)
-        self._lock = threading.Lock()
-        with self._lock:
-            self._index.execute(_SCHEMA)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+            conn.execute("PRAGMA journal_mode=WAL")
+            self.saver = SqliteSaver(conn)
+            self.saver.setup()
+            self._index = sqlite3.connect(
+                str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
+            )
+            self._lock = threading.Lock()
+            with self._lock:
+                self._index.execute(_SCHEMA)
+        except sqlite3.Error as e:
+            raise SessionStoreError(explain(e, path, "sessions cannot be opened")) from e
+        except OSError as e:
+            raise SessionStoreError(f"the session store {path} cannot be created: {e}") from e
         self.graph: Graph = build(self.saver)
 
     def create(self, row: SessionRow) -> None:
