@@ -1,0 +1,192 @@
+"""The SQLite files (sessions, override log) locked by another process, read-only or not SQLite at all:
+a clear message, and nothing lost (what was saved stays, the refused input can be sent again)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.graph import answer, get_session, list_sessions, start_session
+from agent.graph import store as graph_store
+from agent.graph.errors import SessionError, SessionStoreError
+from agent.overrides import NewOverride, OverrideLog, OverrideLogError
+
+ANSWER_1 = "Paged KV maps logical token positions to fixed-size blocks allocated on demand."
+ANSWER_2 = "Continuous batching admits and retires requests at every step, within the token budget."
+
+
+@pytest.fixture(autouse=True)
+def fresh_stores(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test opens its own store (per data dir) and waits at most 0.2 s for a lock."""
+    monkeypatch.setattr(graph_store, "BUSY_TIMEOUT_S", 0.2)
+    yield
+    for st in list(graph_store._STORES.values()):
+        _close(st)
+    graph_store._STORES.clear()
+
+
+def _close(st: graph_store.Store) -> None:
+    st.saver.conn.close()
+    st._index.close()
+
+
+@contextmanager
+def held_lock(path: Path) -> Iterator[None]:
+    """Another process's write lock on the database (BEGIN EXCLUSIVE on its own connection)."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+@contextmanager
+def read_only(*paths: Path) -> Iterator[None]:
+    """Files and folders made read-only: chmod for a user; root ignores modes, so `chattr +i`."""
+    root = os.geteuid() == 0
+    done: list[Path] = []
+    try:
+        for p in paths:
+            if root:
+                if subprocess.run(["chattr", "+i", str(p)], capture_output=True).returncode != 0:
+                    pytest.skip("running as root and chattr +i is not supported on this filesystem")
+            else:
+                p.chmod(0o555 if p.is_dir() else 0o444)
+            done.append(p)
+        yield
+    finally:
+        for p in reversed(done):
+            if root:
+                subprocess.run(["chattr", "-i", str(p)], check=True)
+            else:
+                p.chmod(0o755 if p.is_dir() else 0o644)
+
+
+# ------------------------------------------------------------------ sessions
+
+
+def test_a_locked_session_store_says_so_and_loses_nothing(data_dir: Path) -> None:
+    v = start_session("concepts", "en", session_id="s-lock")
+    v = answer("s-lock", ANSWER_1, at_s=10)
+    question = v.question
+    with held_lock(data_dir / "sessions.sqlite"):
+        with pytest.raises(SessionStoreError) as e:
+            answer("s-lock", ANSWER_2, at_s=20)
+        msg = str(e.value)
+        assert "locked by another process" in msg and "sessions.sqlite" in msg
+        assert "not recorded" in msg and "send it again" in msg
+        assert isinstance(e.value, SessionError)  # the UI and the terminal show SessionError messages
+        with pytest.raises(SessionStoreError, match="not started"):
+            start_session("concepts", "en", session_id="s-other")
+    # the lock is gone: the session is where it was, and the refused answer can be sent again
+    v = get_session("s-lock")
+    assert v.question == question and [t.text for t in v.transcript.rounds[0].turns if t.role == "candidate"] == [
+        ANSWER_1
+    ]
+    v = answer("s-lock", ANSWER_2, at_s=30)
+    texts = [t.text for t in v.transcript.rounds[0].turns if t.role == "candidate"]
+    assert texts == [ANSWER_1, ANSWER_2]
+    assert [s.session_id for s in list_sessions()] == ["s-lock"]
+
+
+def test_a_read_only_session_store_says_so_and_loses_nothing(data_dir: Path) -> None:
+    start_session("concepts", "en", session_id="s-ro")
+    answer("s-ro", ANSWER_1, at_s=10)
+    db = data_dir / "sessions.sqlite"
+    for st in list(graph_store._STORES.values()):  # the process ends; another one starts on a read-only store
+        _close(st)
+    graph_store._STORES.clear()
+    before = db.read_bytes()
+    assert not (data_dir / "sessions.sqlite-wal").exists()
+    with read_only(db, data_dir):
+        with pytest.raises(SessionStoreError) as e:
+            answer("s-ro", ANSWER_2, at_s=20)
+        msg = str(e.value)
+        assert "sessions.sqlite" in msg and ("read-only" in msg or "cannot be opened" in msg), msg
+        graph_store._STORES.clear()
+    assert db.read_bytes() == before
+    v = answer("s-ro", ANSWER_2, at_s=30)  # writable again: nothing was lost, the answer goes in
+    assert [t.text for t in v.transcript.rounds[0].turns if t.role == "candidate"] == [ANSWER_1, ANSWER_2]
+
+
+def test_a_session_store_that_is_not_sqlite_is_a_clear_error(data_dir: Path) -> None:
+    (data_dir / "sessions.sqlite").write_bytes(b"definitely not a database\x00" * 500)
+    with pytest.raises(SessionStoreError, match="not a readable SQLite database"):
+        start_session("concepts", "en")
+    with pytest.raises(SessionStoreError):
+        list_sessions()
+
+
+def test_terminal_practice_on_a_locked_store_says_so(data_dir: Path) -> None:
+    from agent.cli.main import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["practice", "--plan", "concepts", "--session", "p-1"], input=f"{ANSWER_1}\n.\n")
+    assert res.exit_code == 0, res.output
+    with held_lock(data_dir / "sessions.sqlite"):
+        res = runner.invoke(app, ["practice", "--session", "p-1"], input=f"{ANSWER_2}\n.\n")
+    assert res.exit_code != 0
+    assert "locked by another process" in res.output and "Traceback" not in res.output
+    assert "interview practice --session p-1" in res.output
+    v = get_session("p-1")
+    assert [t.text for r in v.transcript.rounds for t in r.turns if t.role == "candidate"] == [ANSWER_1]
+
+
+# ------------------------------------------------------------------ override log
+
+
+def _override(human: int) -> NewOverride:
+    return NewOverride(
+        transcript_id="t-1",
+        round="capacity",
+        dimension="validation",
+        judge_score=2,
+        human_score=human,
+        reason="named a rollback trigger the judge missed",
+        reviewer="alice",
+        rubric_version="r",
+        judge_model="embedded-cues-v1",
+        judge_kind="embedded",
+    )
+
+
+def test_override_cli_on_a_locked_log_says_so(data_dir: Path) -> None:
+    from agent.cli.main import app
+
+    log = OverrideLog()
+    log.append(_override(3))
+    with held_lock(log.path):
+        res = CliRunner().invoke(app, ["override", "list"])
+        assert res.exit_code == 1 and "locked by another process" in res.output, res.output
+        with pytest.raises(OverrideLogError, match="NOT saved"):
+            OverrideLog(timeout_s=0.2).append(_override(5))
+    assert [r.human_score for r in log.rows()] == [3]
+    res = CliRunner().invoke(app, ["override", "list"])
+    assert res.exit_code == 0 and "alice" in res.output
+
+
+def test_calibration_reads_around_an_unusable_override_log(data_dir: Path, tmp_path: Path) -> None:
+    from agent.cli.main import app
+
+    (data_dir / "overrides.sqlite").write_bytes(b"not sqlite\x00" * 300)
+    small = tmp_path / "set.yaml"
+    src = Path(__file__).resolve().parents[2] / "eval" / "graded" / "answers.yaml"
+    import yaml
+
+    data = yaml.safe_load(src.read_text(encoding="utf-8"))
+    data["answers"] = data["answers"][:2]
+    data["pairs"] = []
+    small.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    res = CliRunner().invoke(app, ["eval", "calibrate", "--set", str(small), "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert "override log not used" in res.output and "not a readable SQLite database" in res.output
+    assert (tmp_path / "c" / "calibration.json").is_file()
