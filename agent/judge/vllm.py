@@ -14,8 +14,9 @@ Why parts, short keys and short quotes (measured with SmolLM2-135M on vLLM CPU, 
 rubric of 32 to 61 keys a round): one request per round with {"covered": bool, "quote": ≤200 chars}
 per id asked for `max_tokens` above the context (HTTP 400 for three rounds); where it fitted, the
 small model filled every quote with text up to its bound (2,056 output tokens for 30 keys) and
-every assessment of the larger rounds was cut off at the context. A 2,400 to 3,000-token prompt
-leaves 600 to 1,600 tokens: a part of ≤16 keys with ≤40-character quotes needs at most about 550.
+every assessment of the larger rounds was cut off at the context. The prompt is 2,350 to 3,450
+tokens for the graded answers (static part 2,100 to 2,800), which leaves 650 to 1,750: the small
+model writes about 15 to 30 tokens a key, so a part of ≤16 keys with ≤40-character quotes fits.
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ REASON_MAX = 60
 PART_KEYS = 16
 #: a quote given for more keys than this is not evidence for any of them
 SAME_QUOTE_MAX_KEYS = 3
-#: output tokens of one key besides its quote ("e12":"",) and of one quote (Chinese: about 1.2 a character)
+#: output tokens of one key besides its quote ("e12":"",), and of a full quote or reason: at worst one
+#: token a character (digits, Chinese). `max_tokens` is this worst case; vLLM lowers it to what the
+#: context leaves, and reserves nothing for it, so a generous bound costs nothing.
 KEY_TOKENS = 6
-QUOTE_TOKENS = QUOTE_MAX // 2
-HOLISTIC_TOKENS = len(DIMENSIONS) * (10 + REASON_MAX // 2)
+QUOTE_TOKENS = QUOTE_MAX
+HOLISTIC_TOKENS = len(DIMENSIONS) * (10 + REASON_MAX)
 #: used when the server does not say its context length
 DEFAULT_MAX_MODEL_LEN = 4096
 GROUPS: tuple[str, ...] = ("items", "strong", "weak")
@@ -195,13 +198,12 @@ class VllmJudge:
         self.stats: Counter[str] = Counter()
         self._stats_lock = threading.Lock()
         self._http = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"})
-        served = self._models()
-        self.model = model or served[0]
+        self.model = self._models(model)
 
-    def _models(self) -> list[str]:
-        """The served model ids (and, from vLLM, the context length: `max_model_len`)."""
+    def _models(self, wanted: str | None) -> str:
+        """The served model id (the first one unless `wanted`), and from vLLM its context length."""
         try:
-            r = self._http.get(f"{self.base_url}/models", timeout=min(self.timeout, 10.0))
+            r = self._http.get(f"{self.base_url}/models", timeout=10.0)
             r.raise_for_status()
             data = r.json()["data"]
             ids = [str(d["id"]) for d in data]
@@ -209,9 +211,11 @@ class VllmJudge:
                 raise IndexError("no model served")
         except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as e:
             raise JudgeUnavailable(f"cannot read the served model from {self.base_url}/models: {e}") from e
-        mml = data[0].get("max_model_len") if isinstance(data[0], dict) else None
+        name = wanted or ids[0]
+        entry = next((d for d in data if isinstance(d, dict) and d.get("id") == name), {})
+        mml = entry.get("max_model_len")
         self.max_model_len = mml if isinstance(mml, int) and mml > 0 else None
-        return ids
+        return name
 
     @property
     def root_url(self) -> str:
@@ -219,7 +223,7 @@ class VllmJudge:
 
     def server_version(self) -> str | None:
         try:
-            r = self._http.get(f"{self.root_url}/version", timeout=min(self.timeout, 5.0))
+            r = self._http.get(f"{self.root_url}/version", timeout=10.0)
             r.raise_for_status()
             v = r.json().get("version")
         except (httpx.HTTPError, ValueError, AttributeError):
