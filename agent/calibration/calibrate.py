@@ -12,6 +12,10 @@ Labels
   judge score in that row (rows of the calibrated judge's kind and model only). Rows exist only where
   a reviewer chose to look again, mostly to disagree, so agreement there is biased low, and it has
   no pairs or flag labels.
+
+An assessment the chosen judge did not produce (it failed, and the embedded judge scored instead,
+flagged `fallback`) measures the wrong judge: it is left out of the figures and counted, and an
+item that fell back in any of the K runs is left out of the spread.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agent.calibration import metrics as m
-from agent.calibration.grade import Job, assess_all, fallback_count
+from agent.calibration.grade import Job, assess_all, fell_back
 from agent.calibration.metrics import FlagCounts, Metric
 from agent.evaluation import GradedSet
 from agent.judge.base import Judge
@@ -90,6 +94,8 @@ class Spread(BaseModel):
     n_items: int
     dimensions: list[SpreadDim]
     total: SpreadDim
+    left_out: list[str] = Field(default_factory=list)
+    """items left out because the chosen judge failed on them in some run"""
 
 
 class ItemRecord(BaseModel):
@@ -103,6 +109,10 @@ class ItemRecord(BaseModel):
     flags: list[str]
     expected_flags: list[str]
     fallback: bool = False
+    """the first run's assessment came from the embedded judge because the chosen judge failed"""
+    runs: list[dict[str, int]] = Field(default_factory=list)
+    """scores of every run (K with --repeat)"""
+    fallback_runs: list[bool] = Field(default_factory=list)
 
 
 class CalibrationReport(BaseModel):
@@ -114,6 +124,7 @@ class CalibrationReport(BaseModel):
     spread: Spread | None = None
     fallbacks: int = 0
     """assessments the chosen judge did not produce (it failed and the embedded judge scored)"""
+    fallback_reasons: list[str] = Field(default_factory=list)
     items: list[ItemRecord] = Field(default_factory=list)
 
 
@@ -164,7 +175,21 @@ def flag_stats(per_item: Sequence[dict[str, FlagCounts]]) -> list[FlagStats]:
     ]
 
 
-def graded_stats(gs: GradedSet, results: dict[str, RoundAssessment], source: str) -> SourceStats:
+def graded_stats(
+    gs: GradedSet, results: dict[str, RoundAssessment], source: str, left_out: Sequence[str] = ()
+) -> SourceStats:
+    """Figures over the answers not `left_out` (and the pairs whose two answers are both in)."""
+    notes: list[str] = []
+    if left_out:
+        notes.append(
+            f"{len(left_out)} answer(s) left out: the chosen judge failed and the embedded judge scored them "
+            f"({', '.join(left_out)})"
+        )
+    skip = set(left_out)
+    gs = GradedSet(
+        answers=[a for a in gs.answers if a.id not in skip],
+        pairs=[p for p in gs.pairs if p.better not in skip and p.worse not in skip],
+    )
     dims: list[DimensionStats] = []
     points: list[Point] = []
     tot_j: list[int] = []
@@ -205,10 +230,12 @@ def graded_stats(gs: GradedSet, results: dict[str, RoundAssessment], source: str
         pair_failures=failures,
         flags=flag_stats(per_item),
         points=points,
+        notes=notes,
     )
 
 
-def item_records(gs: GradedSet, results: dict[str, RoundAssessment]) -> list[ItemRecord]:
+def item_records(gs: GradedSet, runs: Sequence[dict[str, RoundAssessment]]) -> list[ItemRecord]:
+    results = runs[0]
     return [
         ItemRecord(
             id=a.id,
@@ -220,7 +247,9 @@ def item_records(gs: GradedSet, results: dict[str, RoundAssessment]) -> list[Ite
             total=results[a.id].total,
             flags=list(results[a.id].flags),
             expected_flags=list(a.expected.flags),
-            fallback=bool(results[a.id].judge and results[a.id].judge.fallback),  # type: ignore[union-attr]
+            fallback=fell_back(results[a.id]),
+            runs=[{str(d): v for d, v in r[a.id].scores.items()} for r in runs],
+            fallback_runs=[fell_back(r[a.id]) for r in runs],
         )
         for a in gs.answers
     ]
@@ -286,7 +315,9 @@ def read_overrides(path: Path | None) -> tuple[list[Override], str, str | None]:
 
 
 def spread(gs: GradedSet, runs: Sequence[dict[str, RoundAssessment]]) -> Spread:
-    ids = [a.id for a in gs.answers]
+    """Per dimension, over the items the chosen judge scored in every run."""
+    left_out = [a.id for a in gs.answers if any(fell_back(r[a.id]) for r in runs)]
+    ids = [a.id for a in gs.answers if a.id not in left_out]
 
     def dim(name: str, per_run: list[list[int]]) -> SpreadDim:
         worst, mean_sd = m.spread(per_run)
@@ -295,7 +326,7 @@ def spread(gs: GradedSet, runs: Sequence[dict[str, RoundAssessment]]) -> Spread:
 
     dims = [dim(d, [[r[i].scores[d] for i in ids] for r in runs]) for d in DIMENSIONS]
     total = dim(TOTAL, [[r[i].total for i in ids] for r in runs])
-    return Spread(repeat=len(runs), n_items=len(ids), dimensions=dims, total=total)
+    return Spread(repeat=len(runs), n_items=len(ids), dimensions=dims, total=total, left_out=left_out)
 
 
 # ---------------------------------------------------------------- the run
@@ -325,13 +356,20 @@ def calibrate(
     ov = override_stats(overrides, judge_info, overrides_source)
     if overrides_note:
         ov.notes.insert(0, overrides_note)
+    left_out = [a.id for a in gs.answers if fell_back(first[a.id])]
+    reasons: set[str] = set()
+    for r in runs:
+        for ra in r.values():
+            if ra.judge is not None and ra.judge.fallback:
+                reasons.add(ra.judge.fallback_reason or "?")
     return CalibrationReport(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         judge=judge_info,
         machine=machine(),
-        graded=graded_stats(gs, first, graded_source),
+        graded=graded_stats(gs, first, graded_source, left_out),
         overrides=ov,
         spread=spread(gs, runs) if repeat > 1 else None,
-        fallbacks=sum(fallback_count(r) for r in runs),
-        items=item_records(gs, first),
+        fallbacks=sum(1 for r in runs for x in r.values() if fell_back(x)),
+        fallback_reasons=sorted(reasons)[:20],
+        items=item_records(gs, runs),
     )

@@ -42,6 +42,6 @@ def assess_all(
     return {j.key: r for j, r in zip(jobs, results, strict=True)}
 
 
-def fallback_count(results: dict[str, RoundAssessment]) -> int:
-    """How many assessments the chosen judge did not produce (it failed; the embedded judge scored)."""
-    return sum(1 for r in results.values() if r.judge is not None and r.judge.fallback)
+def fell_back(ra: RoundAssessment) -> bool:
+    """The chosen judge did not produce this assessment (it failed; the embedded judge scored)."""
+    return ra.judge is not None and ra.judge.fallback

@@ -10,6 +10,8 @@
 | rubric evidence reordered | each round's expected-evidence list reversed in a copied rubric | all five scores equal |
 
 Every probe compares the transformed answer with the same answer untransformed, graded by the same judge.
+A comparison where either side was not scored by the chosen judge (it failed and the embedded judge
+stood in, flagged `fallback`) would compare two judges: it is left out of the rate and counted.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.calibration.grade import Job, assess_all
+from agent.calibration.grade import Job, assess_all, fell_back
 from agent.calibration.metrics import Metric
 from agent.config import repo_root
 from agent.evaluation import GradedAnswer, GradedSet
@@ -95,6 +97,8 @@ class ProbeResult(BaseModel):
     failures: list[str] = Field(default_factory=list)
     extra: dict[str, Metric] = Field(default_factory=dict)
     """secondary figures (e.g. how often the injection was also flagged)"""
+    left_out: int = 0
+    """comparisons left out because the chosen judge failed on one side (the embedded judge scored it)"""
 
 
 class ProbeReport(BaseModel):
@@ -165,6 +169,7 @@ def _result(
     expectation: str,
     outcomes: Sequence[tuple[str, str | None]],
     extra: dict[str, Metric] | None = None,
+    left_out: int = 0,
 ) -> ProbeResult:
     """outcomes: (case id, None when it passed, else why it failed)."""
     n = len(outcomes)
@@ -175,6 +180,7 @@ def _result(
         rate=Metric(value=ok / n if n else None, n=n),
         failures=[f"{cid}: {why}" for cid, why in outcomes if why is not None],
         extra=extra or {},
+        left_out=left_out,
     )
 
 
@@ -214,10 +220,20 @@ def run_probes(
     got = grade(jobs)
     reordered = grade([Job(a.id, a.round, a.answer, a.language) for a in answers], reversed_evidence(rubric))
 
+    skipped: dict[str, int] = {}
+
+    def comparable(probe: str, *sides: RoundAssessment) -> bool:
+        if any(fell_back(x) for x in sides):
+            skipped[probe] = skipped.get(probe, 0) + 1
+            return False
+        return True
+
     def no_rise(suffix: str) -> list[tuple[str, str | None]]:
         out: list[tuple[str, str | None]] = []
         for a in answers:
             for key in [k for k in got if k.startswith(f"{a.id}#{suffix}")]:
+                if not comparable(suffix, base[a.id], got[key]):
+                    continue
                 up = raised(base[a.id], got[key])
                 out.append((key, ", ".join(up) if up else None))
         return out
@@ -232,6 +248,8 @@ def run_probes(
     lowered = 0
     for aid, nums in measured_ids.items():
         before, after = base[aid], got[f"{aid}#measured"]
+        if not comparable("measured", before, after):
+            continue
         be, pe = before.scores["evidence"], after.scores["evidence"]
         lowered += pe < be
         fab = "fabricated_metrics" in after.flags
@@ -246,11 +264,15 @@ def run_probes(
 
     trans: list[tuple[str, str | None]] = []
     for p in pairs:
+        if not comparable("translation", got[f"{p.id}#en"], got[f"{p.id}#zh"]):
+            continue
         te, tz = got[f"{p.id}#en"].total, got[f"{p.id}#zh"].total
         trans.append((p.id, None if abs(te - tz) <= 2 else f"total en {te} vs zh {tz}"))
 
     order: list[tuple[str, str | None]] = []
     for a in answers:
+        if not comparable("order", base[a.id], reordered[a.id]):
+            continue
         diff = [
             f"{d} {base[a.id].scores[d]}→{reordered[a.id].scores[d]}"
             for d in DIMENSIONS
@@ -259,9 +281,14 @@ def run_probes(
         order.append((a.id, ", ".join(diff) if diff else None))
 
     results = [
-        _result("padding: fluff", "no dimension rises", fluff),
-        _result("padding: repetition", "no dimension rises", repeat),
-        _result("translation zh↔en", "totals of the two languages differ by at most 2", trans),
+        _result("padding: fluff", "no dimension rises", fluff, left_out=skipped.get("fluff", 0)),
+        _result("padding: repetition", "no dimension rises", repeat, left_out=skipped.get("repeat", 0)),
+        _result(
+            "translation zh↔en",
+            "totals of the two languages differ by at most 2",
+            trans,
+            left_out=skipped.get("translation", 0),
+        ),
         _result(
             "grader-addressed instruction",
             "no dimension rises",
@@ -271,6 +298,7 @@ def run_probes(
                     value=flagged / len(inj_keys) if inj_keys else None, n=len(inj_keys)
                 )
             },
+            left_out=skipped.get("inject", 0),
         ),
         _result(
             "numbers restated as measured",
@@ -281,11 +309,17 @@ def run_probes(
                     value=lowered / len(measured) if measured else None, n=len(measured)
                 )
             },
+            left_out=skipped.get("measured", 0),
         ),
-        _result("rubric evidence order reversed", "all five scores unchanged", order),
+        _result(
+            "rubric evidence order reversed",
+            "all five scores unchanged",
+            order,
+            left_out=skipped.get("order", 0),
+        ),
     ]
     all_runs: list[dict[str, RoundAssessment]] = [base, got, reordered]
-    fallbacks = sum(1 for r in all_runs for x in r.values() if x.judge is not None and x.judge.fallback)
+    fallbacks = sum(1 for r in all_runs for x in r.values() if fell_back(x))
     first = next(iter([*base.values(), *got.values()]), None)
     judge_info = info or (first.judge if first is not None else None) or _embedded_info(rubric)
     return ProbeReport(judge=judge_info, probes=results, fallbacks=fallbacks)
@@ -303,7 +337,8 @@ def markdown(r: ProbeReport) -> str:
         "| --- | --- | --- |",
     ]
     for p in r.probes:
-        out.append(f"| {p.name} | {p.expectation} | {p.rate.fmt(pct=True)} |")
+        left = f"; {p.left_out} left out (judge fell back)" if p.left_out else ""
+        out.append(f"| {p.name} | {p.expectation} | {p.rate.fmt(pct=True)}{left} |")
         for k, v in p.extra.items():
             out.append(f"| ↳ {k} | | {v.fmt(pct=True)} |")
     return "\n".join(out) + "\n"

@@ -78,7 +78,10 @@ def markdown(r: CalibrationReport, plot_name: str | None = PNG_NAME) -> str:
     ]
     if r.fallbacks:
         out += [
-            f"**{r.fallbacks} assessment(s) fell back to the embedded judge** (the chosen judge failed).",
+            f"**{r.fallbacks} assessment(s) fell back to the embedded judge** (the chosen judge failed); "
+            "they are left out of the figures below. Reasons:",
+            "",
+            *[f"- {why}" for why in r.fallback_reasons],
             "",
         ]
     if plot_name:
@@ -88,7 +91,7 @@ def markdown(r: CalibrationReport, plot_name: str | None = PNG_NAME) -> str:
     if r.spread:
         sp = r.spread
         out += [
-            f"### Run-to-run spread ({sp.repeat} runs of {sp.n_items} answers)",
+            f"### Run-to-run spread ({sp.repeat} runs of {sp.n_items} answers the chosen judge scored every time)",
             "",
             "| dimension | largest range of one item | mean SD | items that changed |",
             "| --- | --- | --- | --- |",
@@ -96,6 +99,8 @@ def markdown(r: CalibrationReport, plot_name: str | None = PNG_NAME) -> str:
         for d in [*sp.dimensions, sp.total]:
             out.append(f"| {d.dimension} | {d.max_range} | {d.mean_sd:.3f} | {d.items_changed} |")
         out.append("")
+        if sp.left_out:
+            out += [f"Left out (the chosen judge failed in some run): {', '.join(sp.left_out)}.", ""]
     return "\n".join(out) + "\n"
 
 

@@ -155,7 +155,10 @@ def calibrate_cmd(
             + ", ".join(f"{d.dimension} {d.max_range}" for d in [*rep.spread.dimensions, rep.spread.total])
         )
     if rep.fallbacks:
-        err.print(f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge[/]")
+        err.print(
+            f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge and are left out of the "
+            f"figures: {'; '.join(rep.fallback_reasons[:3])}[/]"
+        )
     con.print("wrote " + ", ".join(str(p) for p in paths.values()))
 
 
@@ -194,12 +197,16 @@ def probes_cmd(
     for col in ("probe", "passes when", "pass rate"):
         t.add_column(col)
     for p in rep.probes:
-        t.add_row(p.name, p.expectation, p.rate.fmt(pct=True))
+        left = f"\n{p.left_out} left out: judge fell back" if p.left_out else ""
+        t.add_row(p.name, p.expectation, p.rate.fmt(pct=True) + left)
         for k, v in p.extra.items():
             t.add_row(f"  ↳ {k}", "", v.fmt(pct=True))
     con.print(t)
     if rep.fallbacks:
-        err.print(f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge[/]")
+        err.print(
+            f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge; comparisons with one "
+            "are left out of the rates[/]"
+        )
     if verbose:
         for p in rep.probes:
             for f in p.failures:

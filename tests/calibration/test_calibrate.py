@@ -15,6 +15,7 @@ from agent.calibration.render import markdown, write
 from agent.evaluation import GradedSet, run_eval
 from agent.judge.base import Fill, JudgeUnavailable
 from agent.judge.checklist import Checks
+from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
 from agent.overrides import NewOverride, OverrideLog
 from agent.report import JudgeInfo
@@ -78,6 +79,44 @@ def test_fallbacks_are_counted(rubric: Rubric, small_set: GradedSet) -> None:
     assert rep.fallbacks == 2 * 7
     assert all(i.fallback for i in rep.items)
     assert "fell back to the embedded judge" in markdown(rep)
+    # nothing the chosen judge scored: no figures, rather than the embedded judge's figures under its name
+    assert all(d.exact.n == 0 for d in rep.graded.dimensions) and rep.graded.pair_order.n == 0
+
+
+class _Flaky:
+    """The embedded judge, except that it fails on one answer (as a server that times out on it would)."""
+
+    kind = "vllm"
+    model = "flaky"
+
+    def fill(
+        self,
+        rubric: Rubric,
+        round_id: RoundId,
+        answer: str,
+        lang: Lang,
+        checks: Checks,
+        sents: Sequence[Sentence],
+        snippets: str = "",
+    ) -> Fill:
+        if "24x higher throughput" in answer:  # concepts-weak-en
+            raise JudgeUnavailable("timed out after 300 s")
+        return EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, sents)
+
+
+def test_answers_the_chosen_judge_failed_on_are_left_out(rubric: Rubric, small_set: GradedSet) -> None:
+    info = JudgeInfo(kind="vllm", model="flaky", rubric_version=rubric.version)
+    rep = calibrate(rubric, small_set, judge=_Flaky(), info=info, repeat=2)
+    assert rep.fallbacks == 2 and rep.fallback_reasons == ["timed out after 300 s"]
+    g = rep.graded
+    assert all(d.exact.n == 6 for d in g.dimensions)  # 7 answers, one left out
+    assert g.pair_order.n == 1  # the pair with concepts-weak-en is left out with it
+    assert any("concepts-weak-en" in n and "left out" in n for n in g.notes)
+    assert rep.spread is not None and rep.spread.left_out == ["concepts-weak-en"] and rep.spread.n_items == 6
+    item = next(i for i in rep.items if i.id == "concepts-weak-en")
+    assert item.fallback and item.fallback_runs == [True, True] and len(item.runs) == 2
+    md = markdown(rep)
+    assert "left out of the figures" in md and "timed out after 300 s" in md
 
 
 def _row(

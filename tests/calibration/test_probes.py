@@ -19,8 +19,9 @@ from agent.calibration.probes import (
 )
 from agent.evaluation import GradedSet
 from agent.judge.assessment import assess_answer
-from agent.judge.base import Fill
+from agent.judge.base import Fill, JudgeUnavailable
 from agent.judge.checklist import Checks, ItemFinding, SignalFinding
+from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
 from agent.report import JudgeInfo
 from agent.rubric import Rubric
@@ -141,3 +142,33 @@ def test_embedded_default_judge_is_what_the_probes_use_without_one(rubric: Rubri
     rep = run_probes(rubric, GradedSet(answers=[]), TranslationSet(pairs=[]))
     assert rep.judge.kind == "embedded"
     assert all(p.rate.n == 0 and p.rate.value is None for p in rep.probes)
+
+
+class _FailsOnPadding:
+    """The embedded judge, except that it fails on long answers (a server timing out on them)."""
+
+    kind = "vllm"
+    model = "fails-on-long"
+
+    def fill(
+        self,
+        rubric: Rubric,
+        round_id: RoundId,
+        answer: str,
+        lang: Lang,
+        checks: Checks,
+        sents: Sequence[Sentence],
+        snippets: str = "",
+    ) -> Fill:
+        if "passionate" in answer or "热情" in answer:  # the fluff
+            raise JudgeUnavailable("HTTP 500")
+        return EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, sents)
+
+
+def test_comparisons_with_a_fallback_are_left_out(rubric: Rubric, small_set: GradedSet) -> None:
+    info = JudgeInfo(kind="vllm", model="fails-on-long", rubric_version=rubric.version)
+    rep = run_probes(rubric, small_set, TranslationSet(pairs=[]), judge=_FailsOnPadding(), info=info)
+    by = {p.name: p for p in rep.probes}
+    assert by["padding: fluff"].rate.n == 0 and by["padding: fluff"].left_out == 7
+    assert by["padding: repetition"].left_out == 0 and by["padding: repetition"].rate.n == 7
+    assert rep.fallbacks == 7
