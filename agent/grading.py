@@ -103,7 +103,9 @@ def grade_files(
             t = load_transcript(f)
             if replay is not None and path_checker is None:
                 return Outcome(f, report=replay(t, rubric=rubric, judge=judge, info=info, sources=sources))
-            report = grade_transcript(rubric, t, judge=judge, info=info, path_checker=path_checker, sources=sources)
+            report = grade_transcript(
+                rubric, t, judge=judge, info=info, path_checker=path_checker, sources=sources
+            )
             return Outcome(f, report=report)
         except TranscriptError as e:
             return Outcome(f, error=str(e))

@@ -68,7 +68,9 @@ class RoundAssessment(BaseModel):
     passed: bool | None = None
     notes: list[str] = Field(default_factory=list)
     weighted: float | None = None
-    snippets: list[SourceRef] = Field(default_factory=list, description="vLLM source behind the round, with permalinks")
+    snippets: list[SourceRef] = Field(
+        default_factory=list, description="vLLM source behind the round, with permalinks"
+    )
     checklist: Checklist | None = None
 
 

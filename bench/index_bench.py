@@ -111,8 +111,10 @@ def run(scope: Scope, source: Path | None, workdir: Path, n_queries: int) -> dic
         result["recall_at_5"] = ev.overall.recall_at_k
         result["mrr"] = ev.overall.mrr
         result["symbol_recall_at_5"] = ev.overall.symbol_recall_at_k
-        result["by_lang"] = {lang: {"queries": m.queries, "recall_at_5": m.recall_at_k, "mrr": m.mrr}
-                             for lang, m in ev.by_lang.items()}
+        result["by_lang"] = {
+            lang: {"queries": m.queries, "recall_at_5": m.recall_at_k, "mrr": m.mrr}
+            for lang, m in ev.by_lang.items()
+        }
         result["misses"] = [r.id for r in ev.results if r.file_rank is None]
     return result
 
@@ -120,7 +122,9 @@ def run(scope: Scope, source: Path | None, workdir: Path, n_queries: int) -> dic
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--all", action="store_true", help="also build the index of every .py under vllm/")
-    parser.add_argument("--source", type=Path, default=None, help="wheel, tree or checkout (default: 0.26.0 wheel)")
+    parser.add_argument(
+        "--source", type=Path, default=None, help="wheel, tree or checkout (default: 0.26.0 wheel)"
+    )
     parser.add_argument("--queries", type=int, default=120, help="query latency sample size (>= 100)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "index.json")
     args = parser.parse_args(argv)
@@ -137,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         "recall_at_5": trail.get("recall_at_5", 0.0) >= GOALS["recall_at_5"],
     }
     doc = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "goals": GOALS,
         "goals_met": verdict,
         "runs": runs,
@@ -149,14 +157,36 @@ def main(argv: list[str] | None = None) -> int:
         from rich.table import Table
 
         table = Table(title="knowledge index benchmark")
-        for col in ("scope", "files", "chunks", "build s", "build cpu s", "chunks/s", "rebuild s", "p50 ms",
-                    "p95 ms", "recall@5", "MRR", "load 1m"):
+        for col in (
+            "scope",
+            "files",
+            "chunks",
+            "build s",
+            "build cpu s",
+            "chunks/s",
+            "rebuild s",
+            "p50 ms",
+            "p95 ms",
+            "recall@5",
+            "MRR",
+            "load 1m",
+        ):
             table.add_column(col)
         for r in runs:
-            table.add_row(r["scope"], str(r["files"]), str(r["chunks"]), f"{r['build_s']:.1f}", f"{r['build_cpu_s']:.1f}",
-                          f"{r['chunks_per_s']:.1f}", f"{r['rebuild_unchanged_s']:.1f}", f"{r['query_p50_ms']:.1f}",
-                          f"{r['query_p95_ms']:.1f}", f"{r.get('recall_at_5', float('nan')):.3f}",
-                          f"{r.get('mrr', float('nan')):.3f}", "/".join(map(str, r["loadavg_1m_before_after"])))
+            table.add_row(
+                r["scope"],
+                str(r["files"]),
+                str(r["chunks"]),
+                f"{r['build_s']:.1f}",
+                f"{r['build_cpu_s']:.1f}",
+                f"{r['chunks_per_s']:.1f}",
+                f"{r['rebuild_unchanged_s']:.1f}",
+                f"{r['query_p50_ms']:.1f}",
+                f"{r['query_p95_ms']:.1f}",
+                f"{r.get('recall_at_5', float('nan')):.3f}",
+                f"{r.get('mrr', float('nan')):.3f}",
+                "/".join(map(str, r["loadavg_1m_before_after"])),
+            )
         Console(width=150).print(table)
     except ImportError:
         pass

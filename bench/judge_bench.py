@@ -42,12 +42,18 @@ def main() -> None:
         "answers_per_s_median": round(statistics.median(rates), 1),
         "answers_per_s_min": round(min(rates), 1),
         "goal_answers_per_s": 50,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"| measure | value |\n|---|---|\n| answers/s (median of {args.repeat}) | {result['answers_per_s_median']} |"
-          f"\n| answers/s (min) | {result['answers_per_s_min']} |\n| goal | ≥ 50 |")
+    print(
+        f"| measure | value |\n|---|---|\n| answers/s (median of {args.repeat}) | {result['answers_per_s_median']} |"
+        f"\n| answers/s (min) | {result['answers_per_s_min']} |\n| goal | ≥ 50 |"
+    )
     print(json.dumps(result))
 
 

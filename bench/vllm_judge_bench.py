@@ -162,6 +162,7 @@ class Run:
     stats: dict[str, int] = field(default_factory=dict)
     fallbacks: list[str] = field(default_factory=list)
     answers_seen_before: bool = False
+    loadavg: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after the batch
 
     def as_dict(self, n: int) -> dict[str, Any]:
         q = self.metrics["vllm:prefix_cache_queries_total"]
@@ -185,6 +186,7 @@ class Run:
             "fallbacks": len(self.fallbacks),
             "fallback_reasons": self.fallbacks,
             "answers_seen_before": self.answers_seen_before,
+            "loadavg_1min_before_after": [round(x, 2) for x in self.loadavg],
         }
 
 
@@ -253,9 +255,12 @@ def main(argv: list[str] | None = None) -> int:
             if can_reset:
                 reset_prefix_cache(http, root)
             warm_prefixes(http, judge, rubric)
+            judge.forget()  # the judge's own memo of identical requests: each batch is sent in full
             before_stats = Counter(judge.stats)
             before = read_metrics(http, root)
+            load0 = os.getloadavg()[0]
             results, run.seconds = run_batch(rubric, judge, info, answers, conc)
+            run.loadavg = (load0, os.getloadavg()[0])
             after = read_metrics(http, root)
             run.metrics = {m: after[m] - before[m] for m in METRICS}
             run.stats = dict(Counter(judge.stats) - before_stats)

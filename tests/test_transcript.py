@@ -29,12 +29,21 @@ def test_valid_transcript_parses() -> None:
         (json.dumps([1, 2]).encode(), "expected a JSON object"),
         (json.dumps(_t(rounds=[{"round": "lunch", "turns": []}])).encode(), "unknown round 'lunch'"),
         (
-            json.dumps(_t(rounds=[{"round": "concepts", "turns": [{"role": "candidate", "text": "  "}]}])).encode(),
+            json.dumps(
+                _t(rounds=[{"round": "concepts", "turns": [{"role": "candidate", "text": "  "}]}])
+            ).encode(),
             "no answer",
         ),
         (
             json.dumps(
-                _t(rounds=[{"round": "concepts", "turns": [{"role": "candidate", "text": "x" * (MAX_ANSWER_CHARS + 1)}]}])
+                _t(
+                    rounds=[
+                        {
+                            "round": "concepts",
+                            "turns": [{"role": "candidate", "text": "x" * (MAX_ANSWER_CHARS + 1)}],
+                        }
+                    ]
+                )
             ).encode(),
             "over the limit",
         ),

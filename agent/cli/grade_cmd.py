@@ -35,7 +35,9 @@ def grade(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="json or md")] = Format.json,
     judge: Annotated[JudgeKind, typer.Option("--judge", help="embedded, vllm or auto")] = JudgeKind.auto,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=0, help="transcripts in flight (0: 8 for vLLM)")] = 0,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=0, help="transcripts in flight (0: 8 for vLLM)")
+    ] = 0,
     no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
     snippets: Annotated[
         bool, typer.Option("--snippets/--no-snippets", help="vLLM source snippets from the index, when built")
@@ -67,7 +69,9 @@ def grade(
             done_before = [f for f in files if same_provenance(out / f"{f.stem}.json", info)]
             files = [f for f in files if f not in done_before]
             if done_before:
-                err.print(f"skipping {len(done_before)} transcript(s) already graded with the same provenance")
+                err.print(
+                    f"skipping {len(done_before)} transcript(s) already graded with the same provenance"
+                )
     sources = None
     if snippets:
         from agent.judge.sources import Sources
@@ -95,7 +99,9 @@ def grade(
             emit(o)
             prog.advance(task)
 
-        outcomes = grade_files(rubric, files, judge=jd, info=info, on_done=done, concurrency=workers, sources=sources)
+        outcomes = grade_files(
+            rubric, files, judge=jd, info=info, on_done=done, concurrency=workers, sources=sources
+        )
 
     table = Table(title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("transcript", "rounds", "total", "flags", "status"):

@@ -38,11 +38,17 @@ def _fail(exc: Exception) -> typer.Exit:
 
 @app.command()
 def build(
-    source: Annotated[Path | None, typer.Option(
-        "--source", help="a vLLM git checkout, unpacked tree or wheel file "
-        "(default: the vllm 0.26.0 wheel, downloaded once into the cache)")] = None,
-    all_files: Annotated[bool, typer.Option(
-        "--all", help="index every .py under vllm/, not only the source trail")] = False,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--source",
+            help="a vLLM git checkout, unpacked tree or wheel file "
+            "(default: the vllm 0.26.0 wheel, downloaded once into the cache)",
+        ),
+    ] = None,
+    all_files: Annotated[
+        bool, typer.Option("--all", help="index every .py under vllm/, not only the source trail")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress lines")] = False,
 ) -> None:
     """Build (or incrementally update) the index; a failed build leaves the existing index as it was."""
@@ -50,8 +56,11 @@ def build(
     try:
         with open_source(source) as src:
             console.print(f"source: {src.describe()}", highlight=False)
-            report = index.build(src, Scope.ALL if all_files else Scope.TRAIL,
-                                 progress=None if quiet else (lambda m: console.print(f"  {m}", highlight=False)))
+            report = index.build(
+                src,
+                Scope.ALL if all_files else Scope.TRAIL,
+                progress=None if quiet else (lambda m: console.print(f"  {m}", highlight=False)),
+            )
     except (SourceError, KnowledgeIndexError, EmbedderError) as exc:
         raise _fail(exc) from exc
     console.print(
@@ -107,8 +116,9 @@ def query(
         print(json.dumps([s.model_dump() for s in snippets], ensure_ascii=False, indent=2))
         return
     for i, s in enumerate(snippets, 1):
-        console.print(f"[bold]{i}. {s.location}[/bold]  {s.symbol} ({s.kind})  score {s.score:.3f}",
-                      highlight=False)
+        console.print(
+            f"[bold]{i}. {s.location}[/bold]  {s.symbol} ({s.kind})  score {s.score:.3f}", highlight=False
+        )
         console.print(s.excerpt(lines), markup=False, highlight=False)
         console.print(f"   {s.permalink}", style="dim", highlight=False)
 
@@ -116,8 +126,9 @@ def query(
 @app.command("eval")
 def eval_(
     k: Annotated[int, typer.Option("-k", help="recall@k")] = 5,
-    queries: Annotated[Path | None, typer.Option(
-        "--queries", help="labelled set (default eval/retrieval/queries.yaml)")] = None,
+    queries: Annotated[
+        Path | None, typer.Option("--queries", help="labelled set (default eval/retrieval/queries.yaml)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False,
 ) -> None:
     """Recall@k and MRR of the index over the labelled query set, overall and per language."""
@@ -138,22 +149,31 @@ def eval_(
     for col in ("set", "queries", f"recall@{k}", "MRR", f"symbol recall@{k}", "symbol MRR"):
         table.add_column(col)
     for name, m in [("all", report.overall), *report.by_lang.items()]:
-        table.add_row(name, str(m.queries), f"{m.recall_at_k:.3f}", f"{m.mrr:.3f}",
-                      "-" if m.symbol_recall_at_k is None else f"{m.symbol_recall_at_k:.3f}",
-                      "-" if m.symbol_mrr is None else f"{m.symbol_mrr:.3f}")
+        table.add_row(
+            name,
+            str(m.queries),
+            f"{m.recall_at_k:.3f}",
+            f"{m.mrr:.3f}",
+            "-" if m.symbol_recall_at_k is None else f"{m.symbol_recall_at_k:.3f}",
+            "-" if m.symbol_mrr is None else f"{m.symbol_mrr:.3f}",
+        )
     console.print(table)
     misses = [r for r in report.results if r.file_rank is None]
     for r in misses:
         console.print(f"miss {r.id} ({r.lang}): {r.query}", highlight=False)
         for top in r.top[:3]:
             console.print(f"    got {top}", highlight=False)
-    console.print(f"recall@{k} {report.overall.recall_at_k:.3f}  MRR {report.overall.mrr:.3f}", highlight=False)
+    console.print(
+        f"recall@{k} {report.overall.recall_at_k:.3f}  MRR {report.overall.mrr:.3f}", highlight=False
+    )
 
 
 @app.command()
 def check(
-    citations: Annotated[list[str], typer.Argument(
-        help="paths as an answer cites them, e.g. 'scheduler.py:Scheduler.schedule'")],
+    citations: Annotated[
+        list[str],
+        typer.Argument(help="paths as an answer cites them, e.g. 'scheduler.py:Scheduler.schedule'"),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False,
 ) -> None:
     """Check cited paths (and symbols, when the index covers the file) against the pinned tree."""

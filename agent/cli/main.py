@@ -9,7 +9,9 @@ import typer
 
 from agent.cli import capacity_cmd, eval_cmd, grade_cmd, rubric_cmd
 
-app = typer.Typer(help="vLLM Interview Coach: mock interviews, judged against the rubric.", no_args_is_help=True)
+app = typer.Typer(
+    help="vLLM Interview Coach: mock interviews, judged against the rubric.", no_args_is_help=True
+)
 app.command("grade")(grade_cmd.grade)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(rubric_cmd.app, name="rubric")
@@ -36,14 +38,19 @@ def _missing(what: str, e: ImportError) -> None:
         return  # only a user who asked for that command needs to hear it is missing
     if e.name and e.name.startswith("agent.cli"):
         return  # not built in this checkout
-    print(f"note: `interview {what}` is unavailable: {e} (run ./serve.sh or scripts/bootstrap.sh)", file=sys.stderr)
+    print(
+        f"note: `interview {what}` is unavailable: {e} (run ./serve.sh or scripts/bootstrap.sh)",
+        file=sys.stderr,
+    )
 
 
 @app.command("judge")
 def judge(
     port: int = typer.Option(0, "--port", help="port (default: a free one)"),
     gpu: bool = typer.Option(False, "--gpu", help="`vllm serve` from a `pip install vllm` venv"),
-    model: str = typer.Option("", "--model", help="model folder (default: JUDGE_MODEL or the packaged SmolLM2)"),
+    model: str = typer.Option(
+        "", "--model", help="model folder (default: JUDGE_MODEL or the packaged SmolLM2)"
+    ),
 ) -> None:
     """Start only the local vLLM judge; print JUDGE_BASE_URL=…; stay in the foreground."""
     from agent.judge import runtime

@@ -64,10 +64,13 @@ def assess_answer(
     judge = judge or EmbeddedJudge()
     info = info or JudgeInfo(kind="embedded", model=judge.model, rubric_version=rubric.version)
     all_sents = sentences(answer)
+    inj = {s.idx for s in injected(all_sents, rubric.lexicon)}
+    clean = [s for s in all_sents if s.idx not in inj]
     found: list[Snippet] = []
     if sources is not None:
         path_checker = path_checker or sources.path_checker()
-        found = sources.for_answer(rubric, round_id, answer)
+        # retrieval reads what the judge reads: not the sentences addressed to a grader
+        found = sources.for_answer(rubric, round_id, " ".join(s.text for s in clean))
         if sources.commit:
             info = info.model_copy(update={"index_commit": sources.commit})
     hp = rubric.lexicon.get("happy_path", {})
@@ -82,8 +85,6 @@ def assess_answer(
         failure_cues=common.get(hp.get("failure_item", "")),
         rollback_cues=common.get(hp.get("rollback_item", "")),
     )
-    inj = {s.idx for s in injected(all_sents, rubric.lexicon)}
-    clean = [s for s in all_sents if s.idx not in inj]
     try:
         fill = judge.fill(rubric, round_id, answer, lang, checks, clean, snippets=prompt_text(found))
     except JudgeUnavailable as e:

@@ -74,7 +74,9 @@ def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
 
 def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
     """A rollback or containment step the answer proposes (a negated one, 'no rollback', does not count)."""
-    return any(any_term(s.lower, lex["rollback"]) and not any_term(s.lower, lex["rollback_negated"]) for s in sents)
+    return any(
+        any_term(s.lower, lex["rollback"]) and not any_term(s.lower, lex["rollback_negated"]) for s in sents
+    )
 
 
 def cited_paths(text: str) -> list[str]:

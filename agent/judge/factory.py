@@ -33,7 +33,9 @@ def make_judge(
 
     try:
         served = model or config.judge_model()
-        if served and Path(served).expanduser().is_dir():  # serve.sh's JUDGE_MODEL is a folder: ask the server
+        if (
+            served and Path(served).expanduser().is_dir()
+        ):  # serve.sh's JUDGE_MODEL is a folder: ask the server
             served = None
         vj = VllmJudge(url, served, holistic=holistic)
     except JudgeUnavailable as e:

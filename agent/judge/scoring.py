@@ -198,7 +198,9 @@ def risks_and_actions(
         risky: tuple[Dimension, ...] = ("accuracy", "validation")
         for d in risky:
             if ra.scores[d] == 1:
-                risks.append(msgs["risk"][lang].format(round=title, dimension=rubric.dimensions[d].title.get(lang)))
+                risks.append(
+                    msgs["risk"][lang].format(round=title, dimension=rubric.dimensions[d].title.get(lang))
+                )
         order = {d: k for k, d in enumerate(DIMENSIONS)}
         lowest = sorted(DIMENSIONS, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[
             :2

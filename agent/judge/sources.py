@@ -57,7 +57,9 @@ class Sources:
                 return cls(None, f"no vLLM source index ({status.relation_to_pin}); graded without snippets")
             return cls(index, None, status.commit)
         except Exception as e:  # chromadb missing, corrupt store, …: grading must go on
-            return cls(None, f"vLLM source index unavailable ({type(e).__name__}: {e}); graded without snippets")
+            return cls(
+                None, f"vLLM source index unavailable ({type(e).__name__}: {e}); graded without snippets"
+            )
 
     @property
     def available(self) -> bool:
@@ -115,4 +117,6 @@ def refs(snippets: list[Snippet]) -> list[SourceRef]:
 
 def prompt_text(snippets: list[Snippet], max_lines: int = 10) -> str:
     """Snippets as the judge's prompt shows them (after the static block, before the answer)."""
-    return "\n\n".join(f"- {s.location} `{s.symbol}`\n```python\n{s.excerpt(max_lines)}\n```" for s in snippets)
+    return "\n\n".join(
+        f"- {s.location} `{s.symbol}`\n```python\n{s.excerpt(max_lines)}\n```" for s in snippets
+    )

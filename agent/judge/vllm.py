@@ -7,7 +7,10 @@ the whole prompt, answer included, and a part costs only its output. Each part's
 generated from a pydantic model (every string bounded) and sent as `response_format` json_schema
 strict. Invalid output, a timeout, an HTTP error or output cut off at `max_tokens` is retried once
 where a retry can help; then the judge raises JudgeUnavailable and the caller falls back to the
-embedded judge, flagged. Quotes are verified here against the text the model was shown (and again
+embedded judge, flagged. A request byte-identical to one this judge already answered (or is
+answering) is not sent again: it gets that answer. vLLM on CPU is not batch-invariant (the same
+prompt can decode differently next to other requests), so without this an answer and the same
+answer with an injected paragraph cut (which the model sees as the same text) could score apart. Quotes are verified here against the text the model was shown (and again
 by the caller against the whole answer); a quote given for many keys at once counts for none.
 
 Why parts, short keys and short quotes (measured with SmolLM2-135M on vLLM CPU, max-model-len 4,096,
@@ -21,11 +24,13 @@ model writes about 15 to 30 tokens a key, so a part of ≤16 keys with ≤40-cha
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlparse
@@ -55,6 +60,8 @@ SAME_QUOTE_MAX_KEYS = 3
 KEY_TOKENS = 6
 QUOTE_TOKENS = QUOTE_MAX
 HOLISTIC_TOKENS = len(DIMENSIONS) * (10 + REASON_MAX)
+#: answers kept for identical requests (one entry is a part's validated JSON, a few hundred bytes)
+MEMO_SIZE = 4096
 #: used when the server does not say its context length
 DEFAULT_MAX_MODEL_LEN = 4096
 GROUPS: tuple[str, ...] = ("items", "strong", "weak")
@@ -194,9 +201,12 @@ class VllmJudge:
         self.holistic = holistic
         self.max_model_len: int | None = None
         #: what the requests ended in: requests, valid, timeout, unreachable, http_error, malformed,
-        #: cut_off, invalid (for benchmarks and logs; thread-safe)
+        #: cut_off, invalid; shared: answered from an identical request (for benchmarks and logs)
         self.stats: Counter[str] = Counter()
         self._stats_lock = threading.Lock()
+        #: request hash -> its answer (done) or the request in flight; failures are not kept
+        self._memo: OrderedDict[str, Future[dict[str, Any]]] = OrderedDict()
+        self._memo_lock = threading.Lock()
         self._http = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"})
         self.model = self._models(model)
 
@@ -249,6 +259,37 @@ class VllmJudge:
     def close(self) -> None:
         self._http.close()
 
+    def forget(self) -> None:
+        """Drop the answers kept for identical requests (benchmarks: the next batch is sent in full)."""
+        with self._memo_lock:
+            self._memo.clear()
+
+    def _ask_once(self, body: dict[str, Any], model: type[BaseModel], part: Part) -> dict[str, Any]:
+        """`_ask`, once per distinct request: an identical request waits for and shares its answer."""
+        key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        with self._memo_lock:
+            fut = self._memo.get(key)
+            owner = fut is None
+            if fut is None:
+                fut = self._memo[key] = Future()
+                while len(self._memo) > MEMO_SIZE:
+                    self._memo.popitem(last=False)
+            else:
+                self._memo.move_to_end(key)
+        if not owner:
+            self._count("shared")
+            return dict(fut.result())
+        try:
+            out = self._ask(body, model, part)
+        except BaseException as e:
+            with self._memo_lock:
+                if self._memo.get(key) is fut:
+                    del self._memo[key]  # a failure is not an answer: the next identical request is sent
+            fut.set_exception(e)
+            raise
+        fut.set_result(out)
+        return dict(out)
+
     def request_bodies(
         self,
         rubric: Rubric,
@@ -295,7 +336,7 @@ class VllmJudge:
         seen = model_view(answer, sents)
         merged: dict[str, Any] = {g: {} for g in GROUPS}
         for part, body in self.request_bodies(rubric, round_id, seen, checks, snippets):
-            data = self._ask(body, part_model(rubric, round_id, part), part)
+            data = self._ask_once(body, part_model(rubric, round_id, part), part)
             for g in GROUPS:
                 merged[g].update(data.get(g) or {})
             if "holistic" in data:

@@ -41,8 +41,14 @@ class MiniLMEmbedder:
     Queries run on one torch thread (p95 stays low on a busy machine).
     """
 
-    def __init__(self, *, max_seq_length: int = 128, quantize: bool = True, build_threads: int | None = None,
-                 batch_size: int = 32) -> None:
+    def __init__(
+        self,
+        *,
+        max_seq_length: int = 128,
+        quantize: bool = True,
+        build_threads: int | None = None,
+        batch_size: int = 32,
+    ) -> None:
         self.max_seq_length = max_seq_length
         self.quantize = quantize
         self.build_threads = build_threads or max(1, os.cpu_count() or 1)
@@ -89,7 +95,9 @@ class MiniLMEmbedder:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     try:
-                        model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+                        model = torch.ao.quantization.quantize_dynamic(
+                            model, {torch.nn.Linear}, dtype=torch.qint8
+                        )
                     except Exception as exc:  # a torch without dynamic quantisation: fail loudly
                         raise EmbedderError(f"int8 quantisation failed ({exc}); use quantize=False") from exc
             model.eval()
@@ -105,8 +113,13 @@ class MiniLMEmbedder:
         try:
             with warnings.catch_warnings(), torch.inference_mode():
                 warnings.simplefilter("ignore")
-                arr = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                   show_progress_bar=False, convert_to_numpy=True)
+                arr = model.encode(
+                    list(texts),
+                    batch_size=batch_size,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                    convert_to_numpy=True,
+                )
         finally:
             torch.set_num_threads(before)
         return [[float(x) for x in row] for row in arr]
@@ -123,8 +136,16 @@ class MiniLMEmbedder:
 class OpenAIEmbedder:
     """Any OpenAI-compatible `/v1/embeddings` endpoint, e.g. `vllm serve BAAI/bge-m3 --task embed`."""
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, batch_size: int = 64,
-                 timeout: float = 60.0, client: httpx.Client | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout: float = 60.0,
+        client: httpx.Client | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.batch_size = batch_size
@@ -149,7 +170,9 @@ class OpenAIEmbedder:
         except (KeyError, TypeError, ValueError) as exc:
             raise EmbedderError(f"embedding endpoint {url} gave an unexpected body: {exc}") from exc
         if len(vectors) != len(texts):
-            raise EmbedderError(f"embedding endpoint {url} returned {len(vectors)} vectors for {len(texts)} inputs")
+            raise EmbedderError(
+                f"embedding endpoint {url} returned {len(vectors)} vectors for {len(texts)} inputs"
+            )
         return vectors
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:

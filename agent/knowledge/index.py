@@ -117,8 +117,9 @@ def _client(path: Path) -> Any:
 class SourceIndex:
     """Build, query and describe the index. One instance caches the open collection and BM25."""
 
-    def __init__(self, root: Path | None = None, *, embedder: Embedder | None = None,
-                 pin: Pin | None = None) -> None:
+    def __init__(
+        self, root: Path | None = None, *, embedder: Embedder | None = None, pin: Pin | None = None
+    ) -> None:
         self.root = Path(root) if root else config.data_dir() / "index"
         self._embedder = embedder
         self.pin = pin or load_pin()
@@ -158,7 +159,9 @@ class SourceIndex:
             chunks = json.loads((gen / "chunks.json").read_text(encoding="utf-8"))
             symbols = json.loads((gen / "symbols.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise KnowledgeIndexError(f"index at {gen} is unreadable ({exc}): rebuild with `interview index build`") from exc
+            raise KnowledgeIndexError(
+                f"index at {gen} is unreadable ({exc}): rebuild with `interview index build`"
+            ) from exc
         self._manifest = manifest
         self._chunks = chunks
         self._symbols = {p: frozenset(s) for p, s in symbols.items()}
@@ -190,8 +193,9 @@ class SourceIndex:
         try:
             manifest = self.manifest()
         except KnowledgeIndexError as exc:
-            return IndexStatus(built=False, location=str(self.root), pin_commit=self.pin.commit,
-                               relation_to_pin=str(exc))
+            return IndexStatus(
+                built=False, location=str(self.root), pin_commit=self.pin.commit, relation_to_pin=str(exc)
+            )
         if manifest is None:
             return IndexStatus(built=False, location=str(self.root), pin_commit=self.pin.commit)
         return IndexStatus(
@@ -202,8 +206,14 @@ class SourceIndex:
             version=manifest.version,
             pin_commit=self.pin.commit,
             matches_pin=self.pin.same_commit(manifest.commit),
-            relation_to_pin=relation_to_pin(manifest.source_kind, manifest.commit, manifest.version,
-                                            self.pin, dirty=manifest.dirty, note=manifest.pin_note),
+            relation_to_pin=relation_to_pin(
+                manifest.source_kind,
+                manifest.commit,
+                manifest.version,
+                self.pin,
+                dirty=manifest.dirty,
+                note=manifest.pin_note,
+            ),
             scope=manifest.scope,
             files=len(manifest.files),
             chunks=sum(len(f.chunks) for f in manifest.files.values()),
@@ -242,8 +252,9 @@ class SourceIndex:
         self._lexical()
         self.embedder.embed_query("warm up")
 
-    def query(self, text: str, k: int = 5, *, max_per_file: int | None = 2,
-              paths: Sequence[str] | None = None) -> list[Snippet]:
+    def query(
+        self, text: str, k: int = 5, *, max_per_file: int | None = 2, paths: Sequence[str] | None = None
+    ) -> list[Snippet]:
         """The `k` chunks that best answer `text` (English, Chinese or mixed), best first.
 
         Vector similarity (query with Chinese terms mapped to English) fused with BM25 over path,
@@ -252,8 +263,10 @@ class SourceIndex:
         """
         _, manifest = self._require()
         if manifest.embedder != self.embedder.name:
-            raise KnowledgeIndexError(f"index was built with {manifest.embedder}, but the embedder is "
-                              f"{self.embedder.name}: rebuild with `interview index build`")
+            raise KnowledgeIndexError(
+                f"index was built with {manifest.embedder}, but the embedder is "
+                f"{self.embedder.name}: rebuild with `interview index build`"
+            )
         if k <= 0 or not self._chunks:
             return []
         mapped = map_terms(text)
@@ -301,12 +314,19 @@ class SourceIndex:
         for score, cid in chosen:
             m = self._chunks[cid]
             commit = manifest.commit or self.pin.commit
-            out.append(Snippet(
-                path=m["path"], symbol=m["symbol"], kind=m["kind"], start_line=m["start_line"],
-                end_line=m["end_line"], commit=commit,
-                permalink=self.pin.permalink(m["path"], m["start_line"], m["end_line"], commit=commit),
-                text=text_of.get(cid) or "", score=round(max(0.0, min(1.0, score)), 4),
-            ))
+            out.append(
+                Snippet(
+                    path=m["path"],
+                    symbol=m["symbol"],
+                    kind=m["kind"],
+                    start_line=m["start_line"],
+                    end_line=m["end_line"],
+                    commit=commit,
+                    permalink=self.pin.permalink(m["path"], m["start_line"], m["end_line"], commit=commit),
+                    text=text_of.get(cid) or "",
+                    score=round(max(0.0, min(1.0, score)), 4),
+                )
+            )
         return out
 
     # ------------------------------------------------------------------ building
@@ -324,8 +344,14 @@ class SourceIndex:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def build(self, source: Source, scope: Scope = Scope.TRAIL, *, progress: Progress | None = None,
-              batch_size: int = 256) -> BuildReport:
+    def build(
+        self,
+        source: Source,
+        scope: Scope = Scope.TRAIL,
+        *,
+        progress: Progress | None = None,
+        batch_size: int = 256,
+    ) -> BuildReport:
         """Index `source` (incrementally against the live index); switch to it only when complete."""
         say = progress or (lambda _msg: None)
         started = time.perf_counter()
@@ -369,12 +395,16 @@ class SourceIndex:
                 embedded_files += 1
             removed = len(set(old_manifest.files) - set(files)) if old_manifest else 0
             # Chunks of changed files whose embedded text the live index already has keep their vector.
-            old_by_key = {m["ekey"]: cid for cid, m in self._chunks.items() if "ekey" in m} if reusable else {}
+            old_by_key = (
+                {m["ekey"]: cid for cid, m in self._chunks.items() if "ekey" in m} if reusable else {}
+            )
             recycled = [(c, old_by_key[c.embed_key]) for c in new_chunks if c.embed_key in old_by_key]
             to_embed = [c for c in new_chunks if c.embed_key not in old_by_key]
-            say(f"{len(names)} files: {embedded_files} changed ({len(to_embed)} chunks to embed, "
+            say(
+                f"{len(names)} files: {embedded_files} changed ({len(to_embed)} chunks to embed, "
                 f"{len(recycled)} unchanged chunks kept), {len(names) - embedded_files} unchanged "
-                f"({len(reuse_ids)} chunks kept), {removed} removed")
+                f"({len(reuse_ids)} chunks kept), {removed} removed"
+            )
 
             commit = source.commit
             t_embed = time.perf_counter()
@@ -389,24 +419,40 @@ class SourceIndex:
                 say(f"embedded {min(i + batch_size, len(order))}/{len(order)} chunks")
             embed_seconds = time.perf_counter() - t_embed
 
-            gen = self.root / f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+            gen = (
+                self.root
+                / f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+            )
             try:
                 gen.mkdir(parents=True)
                 chunk_meta = self._write_generation(
                     gen, old_gen if reusable else None, reuse_ids, to_embed, vectors, recycled, commit
                 )
                 report = BuildReport(
-                    files=len(files), chunks=len(chunk_meta), embedded_files=embedded_files,
-                    embedded_chunks=len(to_embed), reused_chunks=len(reuse_ids) + len(recycled),
+                    files=len(files),
+                    chunks=len(chunk_meta),
+                    embedded_files=embedded_files,
+                    embedded_chunks=len(to_embed),
+                    reused_chunks=len(reuse_ids) + len(recycled),
                     removed_files=removed,
-                    seconds=round(time.perf_counter() - started, 2), embed_seconds=round(embed_seconds, 2),
-                    commit=commit, relation_to_pin=source.relation_to_pin(self.pin),
+                    seconds=round(time.perf_counter() - started, 2),
+                    embed_seconds=round(embed_seconds, 2),
+                    commit=commit,
+                    relation_to_pin=source.relation_to_pin(self.pin),
                 )
                 manifest = Manifest(
-                    built_at=_now(), source_kind=source.kind.value, source_location=str(source.location),
-                    commit=commit, version=source.version, dirty=source.dirty, pin_commit=self.pin.commit,
+                    built_at=_now(),
+                    source_kind=source.kind.value,
+                    source_location=str(source.location),
+                    commit=commit,
+                    version=source.version,
+                    dirty=source.dirty,
+                    pin_commit=self.pin.commit,
                     pin_note=source.pin_note,
-                    scope=scope.value, embedder=self.embedder.name, files=files, last_build=report,
+                    scope=scope.value,
+                    embedder=self.embedder.name,
+                    files=files,
+                    last_build=report,
                 )
                 _write_json(gen / "chunks.json", chunk_meta)
                 _write_json(gen / "symbols.json", symbols)
@@ -427,20 +473,38 @@ class SourceIndex:
             say(f"indexed {report.chunks} chunks from {report.files} files in {report.seconds:.1f} s")
             return report
 
-    def _write_generation(self, gen: Path, old_gen: Path | None, reuse_ids: list[str], new_chunks: list[Chunk],
-                          vectors: list[list[float]], recycled: list[tuple[Chunk, str]],
-                          commit: str | None) -> dict[str, Any]:
+    def _write_generation(
+        self,
+        gen: Path,
+        old_gen: Path | None,
+        reuse_ids: list[str],
+        new_chunks: list[Chunk],
+        vectors: list[list[float]],
+        recycled: list[tuple[Chunk, str]],
+        commit: str | None,
+    ) -> dict[str, Any]:
         client = _client(gen / "chroma")
-        coll = client.create_collection(COLLECTION, embedding_function=None,
-                                        metadata={"hnsw:space": "cosine"})
+        coll = client.create_collection(
+            COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
         limit = min(client.get_max_batch_size(), 4096)
         chunk_meta: dict[str, Any] = {}
         link_commit = commit or self.pin.commit
 
-        def meta_for(path: str, symbol: str, kind: str, a: int, b: int, part: int, parts: int) -> dict[str, Any]:
-            return {"path": path, "symbol": symbol, "kind": kind, "start_line": a, "end_line": b,
-                    "part": part, "parts": parts, "commit": commit or "",
-                    "permalink": self.pin.permalink(path, a, b, commit=link_commit)}
+        def meta_for(
+            path: str, symbol: str, kind: str, a: int, b: int, part: int, parts: int
+        ) -> dict[str, Any]:
+            return {
+                "path": path,
+                "symbol": symbol,
+                "kind": kind,
+                "start_line": a,
+                "end_line": b,
+                "part": part,
+                "parts": parts,
+                "commit": commit or "",
+                "permalink": self.pin.permalink(path, a, b, commit=link_commit),
+            }
 
         old_meta = self._chunks
         old: Any = None
@@ -455,13 +519,27 @@ class SourceIndex:
                     raise KnowledgeIndexError("the live index lacks chunks its manifest lists: rebuild it")
                 metas = []
                 for cid, m in zip(got["ids"], got["metadatas"] or [], strict=True):
-                    md = meta_for(str(m["path"]), str(m["symbol"]), str(m["kind"]), int(m["start_line"]),
-                                  int(m["end_line"]), int(m["part"]), int(m["parts"]))
+                    md = meta_for(
+                        str(m["path"]),
+                        str(m["symbol"]),
+                        str(m["kind"]),
+                        int(m["start_line"]),
+                        int(m["end_line"]),
+                        int(m["part"]),
+                        int(m["parts"]),
+                    )
                     metas.append(md)
-                    chunk_meta[cid] = {**{k: md[k] for k in ("path", "symbol", "kind", "start_line", "end_line")},
-                                       "terms": old_meta[cid]["terms"], "ekey": old_meta[cid].get("ekey", "")}
-                coll.add(ids=list(got["ids"]), embeddings=got["embeddings"], documents=got["documents"],
-                         metadatas=metas)
+                    chunk_meta[cid] = {
+                        **{k: md[k] for k in ("path", "symbol", "kind", "start_line", "end_line")},
+                        "terms": old_meta[cid]["terms"],
+                        "ekey": old_meta[cid].get("ekey", ""),
+                    }
+                coll.add(
+                    ids=list(got["ids"]),
+                    embeddings=got["embeddings"],
+                    documents=got["documents"],
+                    metadatas=metas,
+                )
         for i in range(0, len(recycled), limit):
             pairs = recycled[i : i + limit]
             got = old.get(ids=[old_id for _, old_id in pairs], include=["embeddings"])
@@ -472,11 +550,23 @@ class SourceIndex:
             vectors = [*vectors, *([float(x) for x in by_id[old_id]] for _, old_id in pairs)]
         for i in range(0, len(new_chunks), limit):
             batch = new_chunks[i : i + limit]
-            metas = [meta_for(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.part, c.parts) for c in batch]
-            coll.add(ids=[c.id for c in batch], embeddings=vectors[i : i + limit],
-                     documents=[c.text for c in batch], metadatas=metas)
+            metas = [
+                meta_for(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.part, c.parts) for c in batch
+            ]
+            coll.add(
+                ids=[c.id for c in batch],
+                embeddings=vectors[i : i + limit],
+                documents=[c.text for c in batch],
+                metadatas=metas,
+            )
             for c in batch:
-                chunk_meta[c.id] = {"path": c.path, "symbol": c.symbol, "kind": c.kind,
-                                    "start_line": c.start_line, "end_line": c.end_line, "terms": chunk_terms(c),
-                                    "ekey": c.embed_key}
+                chunk_meta[c.id] = {
+                    "path": c.path,
+                    "symbol": c.symbol,
+                    "kind": c.kind,
+                    "start_line": c.start_line,
+                    "end_line": c.end_line,
+                    "terms": chunk_terms(c),
+                    "ekey": c.embed_key,
+                }
         return chunk_meta

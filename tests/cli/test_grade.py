@@ -22,20 +22,32 @@ def _run(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _good(tid: str, text: str) -> dict[str, object]:
-    return {"id": tid, "language": "en", "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": text}]}]}
+    return {
+        "id": tid,
+        "language": "en",
+        "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": text}]}],
+    }
 
 
 @pytest.fixture()
 def batch(tmp_path: Path) -> Path:
     d = tmp_path / "in"
     d.mkdir()
-    (d / "a_good.json").write_text(json.dumps(_good("a", "Paged KV maps tokens to non-contiguous blocks on demand.")))
+    (d / "a_good.json").write_text(
+        json.dumps(_good("a", "Paged KV maps tokens to non-contiguous blocks on demand."))
+    )
     (d / "b_notjson.json").write_text("{oops")
     (d / "c_round.json").write_text(json.dumps({"id": "c", "rounds": [{"round": "lunch", "turns": []}]}))
-    (d / "d_empty.json").write_text(json.dumps({"id": "d", "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": ""}]}]}))
+    (d / "d_empty.json").write_text(
+        json.dumps(
+            {"id": "d", "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": ""}]}]}
+        )
+    )
     (d / "e_binary.json").write_bytes(b"\x89PNG\x00\x00\x00")
     (d / "f_huge.json").write_text(json.dumps(_good("f", "x" * 5_100_000)))
-    (d / "g_good.json").write_text(json.dumps(_good("g", "Continuous batching reschedules at each step; if KV runs out it preempts.")))
+    (d / "g_good.json").write_text(
+        json.dumps(_good("g", "Continuous batching reschedules at each step; if KV runs out it preempts."))
+    )
     return d
 
 
@@ -71,7 +83,15 @@ def test_reports_match_the_design_contract_and_are_reproducible(tmp_path: Path) 
         assert {"kind", "model", "rubric_version"} <= rep["judge"].keys()
         src = json.loads((EXAMPLES / n).read_text())
         for ra, sr in zip(rep["rounds"], src["rounds"], strict=True):
-            assert {"round", "scores", "total", "flags", "quotes", "missing_evidence", "next_followups"} <= ra.keys()
+            assert {
+                "round",
+                "scores",
+                "total",
+                "flags",
+                "quotes",
+                "missing_evidence",
+                "next_followups",
+            } <= ra.keys()
             assert set(ra["scores"]) == {"accuracy", "evidence", "tradeoffs", "validation", "communication"}
             assert ra["total"] == sum(ra["scores"].values())
             answer = " ".join(" ".join(t["text"].split()) for t in sr["turns"] if t["role"] == "candidate")
@@ -82,7 +102,9 @@ def test_reports_match_the_design_contract_and_are_reproducible(tmp_path: Path) 
 
 def test_markdown_reports_and_usage_errors(tmp_path: Path) -> None:
     out = tmp_path / "md"
-    r = _run("grade", str(EXAMPLES / "t-002.json"), "--out", str(out), "--format", "md", data_dir=tmp_path / "d")
+    r = _run(
+        "grade", str(EXAMPLES / "t-002.json"), "--out", str(out), "--format", "md", data_dir=tmp_path / "d"
+    )
     assert r.returncode == 0, r.stderr
     md = (out / "t-002.md").read_text()
     assert "面试评分报告" in md and "/25" in md

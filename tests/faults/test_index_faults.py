@@ -56,7 +56,9 @@ def built_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tree = base / "src" / "vllm"
     (tree / "v1" / "core" / "sched").mkdir(parents=True)
     (tree / "__init__.py").write_text('"""vLLM (fault-test fixture)."""\n')
-    (tree / "_version.py").write_text("__version__ = version = '0.0.1'\n__commit_id__ = commit_id = 'gabc1234'\n")
+    (tree / "_version.py").write_text(
+        "__version__ = version = '0.0.1'\n__commit_id__ = commit_id = 'gabc1234'\n"
+    )
     (tree / "v1" / "core" / "sched" / "scheduler.py").write_text(
         "class Scheduler:\n"
         '    """Continuous batching under the token budget."""\n\n'
@@ -153,7 +155,9 @@ def test_grading_goes_on_without_snippets_and_says_so(
 
 
 @pytest.mark.parametrize("how", ["missing", "manifest not JSON", "chroma.sqlite3 overwritten"])
-def test_interview_grade_prints_the_reason(how: str, built_index: Path, data_dir: Path, tmp_path: Path) -> None:
+def test_interview_grade_prints_the_reason(
+    how: str, built_index: Path, data_dir: Path, tmp_path: Path
+) -> None:
     from agent.cli.main import app
 
     BREAKS[how](_install(built_index, data_dir))
@@ -176,7 +180,9 @@ def test_copilot_goes_on_without_snippets_and_says_so(how: str, built_index: Pat
     BREAKS[how](_install(built_index, data_dir))
     graph_session._CTX.clear()  # the context (and its retriever) is per data dir: start from this one
     v = start_session("concepts", "en", "copilot")
-    v = answer(v.session_id, "Paged KV maps logical tokens to blocks; prefix caching reuses full blocks.", at_s=5)
+    v = answer(
+        v.session_id, "Paged KV maps logical tokens to blocks; prefix caching reuses full blocks.", at_s=5
+    )
     assert v.status == "waiting" and v.awaiting == "interviewer" and v.suggestions
     assert v.last_assessment is not None
     assert v.snippets == []
@@ -184,8 +190,9 @@ def test_copilot_goes_on_without_snippets_and_says_so(how: str, built_index: Pat
 
 
 @pytest.mark.parametrize("how", list(BREAKS))
-def test_app_snippet_panel_says_why(how: str, built_index: Path, data_dir: Path,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_app_snippet_panel_says_why(
+    how: str, built_index: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from agent.ui import sources as ui_sources
 
     BREAKS[how](_install(built_index, data_dir))

@@ -89,9 +89,9 @@ def test_a_locked_session_store_says_so_and_loses_nothing(data_dir: Path) -> Non
             start_session("concepts", "en", session_id="s-other")
     # the lock is gone: the session is where it was, and the refused answer can be sent again
     v = get_session("s-lock")
-    assert v.question == question and [t.text for t in v.transcript.rounds[0].turns if t.role == "candidate"] == [
-        ANSWER_1
-    ]
+    assert v.question == question and [
+        t.text for t in v.transcript.rounds[0].turns if t.role == "candidate"
+    ] == [ANSWER_1]
     v = answer("s-lock", ANSWER_2, at_s=30)
     texts = [t.text for t in v.transcript.rounds[0].turns if t.role == "candidate"]
     assert texts == [ANSWER_1, ANSWER_2]

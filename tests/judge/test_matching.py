@@ -5,7 +5,11 @@ from agent.rubric.model import Cues
 def test_sentences_keep_decimals_and_paths_whole() -> None:
     text = "Weights are 74.5 GiB. See vllm/v1/core/block_pool.py for it。第二句！"
     ss = sentences(text)
-    assert [s.text for s in ss] == ["Weights are 74.5 GiB.", "See vllm/v1/core/block_pool.py for it。", "第二句！"]
+    assert [s.text for s in ss] == [
+        "Weights are 74.5 GiB.",
+        "See vllm/v1/core/block_pool.py for it。",
+        "第二句！",
+    ]
     for s in ss:
         assert text[s.start : s.end] == s.text
 

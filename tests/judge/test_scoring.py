@@ -80,7 +80,14 @@ class _Down:
     model = "down"
 
     def fill(
-        self, rubric: Rubric, round_id: RoundId, answer: str, lang: Lang, checks: Checks, sents: Sequence[Sentence], snippets: str = ""
+        self,
+        rubric: Rubric,
+        round_id: RoundId,
+        answer: str,
+        lang: Lang,
+        checks: Checks,
+        sents: Sequence[Sentence],
+        snippets: str = "",
     ) -> Fill:
         raise JudgeUnavailable("connection refused")
 
@@ -90,7 +97,11 @@ def test_a_judge_that_is_down_falls_back_and_says_so(rubric: Rubric) -> None:
     ra = assess_answer(rubric, "concepts", CONCEPTS_STRONG, "en", judge=_Down(), info=info)
     emb = assess_answer(rubric, "concepts", CONCEPTS_STRONG, "en")
     assert "judge_fallback" in ra.flags
-    assert ra.judge is not None and ra.judge.fallback and "connection refused" in (ra.judge.fallback_reason or "")
+    assert (
+        ra.judge is not None
+        and ra.judge.fallback
+        and "connection refused" in (ra.judge.fallback_reason or "")
+    )
     assert ra.scores == emb.scores
 
 
@@ -101,11 +112,28 @@ class _Liar:
     model = "liar"
 
     def fill(
-        self, rubric: Rubric, round_id: RoundId, answer: str, lang: Lang, checks: Checks, sents: Sequence[Sentence], snippets: str = ""
+        self,
+        rubric: Rubric,
+        round_id: RoundId,
+        answer: str,
+        lang: Lang,
+        checks: Checks,
+        sents: Sequence[Sentence],
+        snippets: str = "",
     ) -> Fill:
         base = EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, sents)
-        items = [ItemFinding(id=i.id, covered=True, quote="We rolled back the image after the canary failed.", by="model") for i in base.items]
-        return Fill(items=items, strong=base.strong, weak=base.weak, holistic={d: Holistic(score=5, reason="great") for d in DIMENSIONS})
+        items = [
+            ItemFinding(
+                id=i.id, covered=True, quote="We rolled back the image after the canary failed.", by="model"
+            )
+            for i in base.items
+        ]
+        return Fill(
+            items=items,
+            strong=base.strong,
+            weak=base.weak,
+            holistic={d: Holistic(score=5, reason="great") for d in DIMENSIONS},
+        )
 
 
 def test_unverified_quotes_and_holistic_fives_cannot_lift_scores(rubric: Rubric) -> None:
@@ -125,7 +153,11 @@ def test_accuracy_1_is_a_risk_of_its_own(rubric: Rubric) -> None:
     from agent.transcript import Transcript
 
     t = Transcript.model_validate(
-        {"id": "r", "language": "en", "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": "Not sure, pass."}]}]}
+        {
+            "id": "r",
+            "language": "en",
+            "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": "Not sure, pass."}]}],
+        }
     )
     rep = grade_transcript(rubric, t)
     ra = rep.rounds[0]
@@ -135,7 +167,9 @@ def test_accuracy_1_is_a_risk_of_its_own(rubric: Rubric) -> None:
 
 
 def test_round_2_passes_only_with_evidence_3(rubric: Rubric) -> None:
-    weak = assess_answer(rubric, "source-trace", "The request goes to the engine and then the sampler samples tokens.", "en")
+    weak = assess_answer(
+        rubric, "source-trace", "The request goes to the engine and then the sampler samples tokens.", "en"
+    )
     assert weak.passed is False
     assert any("evidence" in n.lower() or "证据" in n for n in weak.notes)
 
@@ -160,7 +194,9 @@ def test_chinese_answer_is_graded(rubric: Rubric) -> None:
         "如果 tokenizer 或 chat template 不一致，命中会错；升级后命中率异常就回滚镜像并对比指标。"
     )
     ra = assess_answer(rubric, "concepts", zh, "zh")
-    buzz = assess_answer(rubric, "concepts", "Paged KV、continuous batching、prefix caching、block、hash、scheduler。", "zh")
+    buzz = assess_answer(
+        rubric, "concepts", "Paged KV、continuous batching、prefix caching、block、hash、scheduler。", "zh"
+    )
     assert ra.total > buzz.total + 5
     assert ra.scores["accuracy"] >= 3
     assert "happy_path_only" not in ra.flags

@@ -36,7 +36,9 @@ def test_no_index_grades_without_snippets_and_says_so(
     assert any("without snippets" in n for n in with_src.notes)
 
 
-def test_a_corrupt_index_is_a_note_not_a_crash(rubric: Rubric, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_corrupt_index_is_a_note_not_a_crash(
+    rubric: Rubric, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("chromadb")
     monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path))
     (tmp_path / "index").mkdir()

@@ -186,7 +186,9 @@ class CountingEmbedder:
 @pytest.fixture(scope="session")
 def minilm() -> Embedder:
     pytest.importorskip("chromadb", reason="the index needs the app extras: pip install -e '.[app]'")
-    pytest.importorskip("sentence_transformers", reason="MiniLM needs the app extras: pip install -e '.[app]'")
+    pytest.importorskip(
+        "sentence_transformers", reason="MiniLM needs the app extras: pip install -e '.[app]'"
+    )
     from agent.knowledge.embedder import default_embedder
 
     return default_embedder()

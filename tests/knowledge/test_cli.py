@@ -48,7 +48,9 @@ def test_build_status_query_eval_check(runner: CliRunner, tree: Path, tmp_path: 
     assert status["built"] and status["files"] == 4 and status["commit"] == "abc1234def"
     assert status["matches_pin"] is False
 
-    res = runner.invoke(app, ["query", "where are KV cache blocks freed when a request is aborted", "-k", "2"])
+    res = runner.invoke(
+        app, ["query", "where are KV cache blocks freed when a request is aborted", "-k", "2"]
+    )
     assert res.exit_code == 0, res.output
     assert "vllm/v1/core/sched/scheduler.py:" in res.output
     assert "https://github.com/vllm-project/vllm/blob/abc1234def/" in res.output.replace("\n", "")
@@ -66,11 +68,23 @@ def test_build_status_query_eval_check(runner: CliRunner, tree: Path, tmp_path: 
     res = runner.invoke(app, ["eval", "--queries", str(qfile)])
     assert "recall@5 1.000" in res.output
 
-    res = runner.invoke(app, ["check", "vllm/v1/core/{block_pool,kv_cache_manager}.py",
-                              "vllm/v1/core/sched/scheduler.py::Scheduler.schedule"])
+    res = runner.invoke(
+        app,
+        [
+            "check",
+            "vllm/v1/core/{block_pool,kv_cache_manager}.py",
+            "vllm/v1/core/sched/scheduler.py::Scheduler.schedule",
+        ],
+    )
     assert res.exit_code == 0, res.output
-    res = runner.invoke(app, ["check", "vllm/v1/core/sched/scheduler.py::Scheduler.schedule_decode_first",
-                              "vllm/v1/core/prefix_cache.py"])
+    res = runner.invoke(
+        app,
+        [
+            "check",
+            "vllm/v1/core/sched/scheduler.py::Scheduler.schedule_decode_first",
+            "vllm/v1/core/prefix_cache.py",
+        ],
+    )
     assert res.exit_code == 1
     assert "symbol_missing" in res.output and "missing" in res.output
 

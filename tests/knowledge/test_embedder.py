@@ -38,8 +38,10 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"model exploded")
             return
-        data = [{"object": "embedding", "index": i, "embedding": bag_of_words(t)}
-                for i, t in enumerate(body["input"])]
+        data = [
+            {"object": "embedding", "index": i, "embedding": bag_of_words(t)}
+            for i, t in enumerate(body["input"])
+        ]
         out = json.dumps({"object": "list", "data": data[::-1], "model": body["model"]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -80,7 +82,9 @@ def test_an_endpoint_error_is_named(endpoint: str) -> None:
         OpenAIEmbedder("http://127.0.0.1:9/v1", "bow", timeout=2).embed_query("x")
 
 
-def test_an_index_built_through_the_endpoint_answers_queries(endpoint: str, tmp_path: Path, tree: Path) -> None:
+def test_an_index_built_through_the_endpoint_answers_queries(
+    endpoint: str, tmp_path: Path, tree: Path
+) -> None:
     pytest.importorskip("chromadb", reason="the index needs the app extras: pip install -e '.[app]'")
     index = SourceIndex(tmp_path / "index", embedder=OpenAIEmbedder(endpoint, "bow"))
     with open_source(tree) as src:

@@ -30,8 +30,9 @@ def build(index: SourceIndex, path: Path, scope: Scope = Scope.TRAIL) -> BuildRe
         return index.build(src, scope)
 
 
-def test_build_then_query_returns_the_code_that_answers(tmp_path: Path, tree: Path,
-                                                        embedder: CountingEmbedder) -> None:
+def test_build_then_query_returns_the_code_that_answers(
+    tmp_path: Path, tree: Path, embedder: CountingEmbedder
+) -> None:
     index = SourceIndex(tmp_path / "index", embedder=embedder)
     report = build(index, tree)
     assert report.files == TRAIL_FILES
@@ -48,8 +49,10 @@ def test_build_then_query_returns_the_code_that_answers(tmp_path: Path, tree: Pa
     top = again.query("how does the scheduler preempt a request when KV cache blocks run out", k=3)
     assert top[0].path == "vllm/v1/core/sched/scheduler.py"
     assert top[0].symbol == "Scheduler._preempt_request"
-    assert top[0].permalink == (f"https://github.com/vllm-project/vllm/blob/{FIXTURE_COMMIT}/"
-                                f"vllm/v1/core/sched/scheduler.py#L{top[0].start_line}-L{top[0].end_line}")
+    assert top[0].permalink == (
+        f"https://github.com/vllm-project/vllm/blob/{FIXTURE_COMMIT}/"
+        f"vllm/v1/core/sched/scheduler.py#L{top[0].start_line}-L{top[0].end_line}"
+    )
     assert "def _preempt_request" in top[0].text
     assert 0 < top[0].score <= 1 and top == sorted(top, key=lambda s: -s.score)
 
@@ -70,7 +73,9 @@ def test_rebuild_embeds_only_changed_files(tmp_path: Path, tree: Path, embedder:
     assert unchanged.chunks == first.chunks
 
     pool = tree / "vllm/v1/core/block_pool.py"
-    pool.write_text(pool.read_text() + '\n\ndef evict(block):\n    """Evict a cached block."""\n    return block\n')
+    pool.write_text(
+        pool.read_text() + '\n\ndef evict(block):\n    """Evict a cached block."""\n    return block\n'
+    )
     changed = build(index, tree)
     assert changed.embedded_files == 1
     # only the new function is embedded; the file's other chunks keep their vectors
@@ -87,8 +92,9 @@ def test_rebuild_embeds_only_changed_files(tmp_path: Path, tree: Path, embedder:
     assert all(s.path != "vllm/lora/model_manager.py" for s in index.query("LoRA adapter GPU slot", k=5))
 
 
-def test_a_new_commit_with_the_same_text_relinks_without_re_embedding(tmp_path: Path, tree: Path,
-                                                                      embedder: CountingEmbedder) -> None:
+def test_a_new_commit_with_the_same_text_relinks_without_re_embedding(
+    tmp_path: Path, tree: Path, embedder: CountingEmbedder
+) -> None:
     index = SourceIndex(tmp_path / "index", embedder=embedder)
     build(index, tree)
     embedder.documents = 0
@@ -99,7 +105,9 @@ def test_a_new_commit_with_the_same_text_relinks_without_re_embedding(tmp_path: 
     assert hit.commit == "feedbeef99" and "/blob/feedbeef99/" in hit.permalink
 
 
-def test_all_scope_adds_files_outside_the_trail(tmp_path: Path, tree: Path, embedder: CountingEmbedder) -> None:
+def test_all_scope_adds_files_outside_the_trail(
+    tmp_path: Path, tree: Path, embedder: CountingEmbedder
+) -> None:
     index = SourceIndex(tmp_path / "index", embedder=embedder)
     report = build(index, tree, Scope.ALL)
     assert report.files == TRAIL_FILES + 3  # + vllm/utils.py, vllm/__init__.py, vllm/_version.py
@@ -121,12 +129,18 @@ def test_a_wheel_is_read_in_place(tmp_path: Path, tree: Path, embedder: Counting
 def test_a_git_checkout_records_head_and_compares_it_with_the_pin(tmp_path: Path, tree: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": "/usr/bin:/bin",
+    }
     for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "fixture"]):
         subprocess.run(["git", "-C", str(tree), *cmd], check=True, env=env)
-    head = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     with open_source(tree) as src:
         assert src.kind is SourceKind.GIT and src.commit == head and not src.dirty
         assert "not the pin" in src.relation_to_pin()
@@ -136,7 +150,9 @@ def test_a_git_checkout_records_head_and_compares_it_with_the_pin(tmp_path: Path
         assert inner.location == tree
 
 
-def test_the_index_knows_symbols_for_path_checks(tmp_path: Path, tree: Path, embedder: CountingEmbedder) -> None:
+def test_the_index_knows_symbols_for_path_checks(
+    tmp_path: Path, tree: Path, embedder: CountingEmbedder
+) -> None:
     index = SourceIndex(tmp_path / "index", embedder=embedder)
     build(index, tree)
     symbols = index.symbols()
@@ -210,8 +226,9 @@ def test_a_wheel_with_a_damaged_member_is_refused(built: SourceIndex, tmp_path: 
     _assert_intact(built, chunks)
 
 
-def test_a_build_that_dies_midway_leaves_the_index_intact(built: SourceIndex, tree: Path,
-                                                          embedder: CountingEmbedder) -> None:
+def test_a_build_that_dies_midway_leaves_the_index_intact(
+    built: SourceIndex, tree: Path, embedder: CountingEmbedder
+) -> None:
     chunks = built.status().chunks
     write_tree(tree, commit="0000000aaaa")
     (tree / "vllm/v1/core/block_pool.py").write_text("def changed():\n    return 1\n" * 3)
@@ -229,15 +246,18 @@ def test_querying_before_any_build_says_what_to_do(tmp_path: Path, embedder: Cou
         index.query("scheduler")
 
 
-def test_query_many_merges_snippets_for_several_claims(tmp_path: Path, tree: Path,
-                                                       embedder: CountingEmbedder) -> None:
+def test_query_many_merges_snippets_for_several_claims(
+    tmp_path: Path, tree: Path, embedder: CountingEmbedder
+) -> None:
     index = SourceIndex(tmp_path / "index", embedder=embedder)
     assert not index.is_built()
     build(index, tree)
     assert index.is_built()
-    claims = ["the scheduler preempts a request when blocks run out",
-              "the block pool looks up cached blocks by hash",
-              "the scheduler preempts a request when blocks run out"]
+    claims = [
+        "the scheduler preempts a request when blocks run out",
+        "the block pool looks up cached blocks by hash",
+        "the scheduler preempts a request when blocks run out",
+    ]
     snippets = index.query_many(claims, k=4, per_text=2)
     assert len(snippets) <= 4
     assert len({(s.path, s.start_line) for s in snippets}) == len(snippets)
@@ -246,7 +266,9 @@ def test_query_many_merges_snippets_for_several_claims(tmp_path: Path, tree: Pat
     assert [s.score for s in snippets] == sorted((s.score for s in snippets), reverse=True)
 
 
-def test_another_embedder_re_embeds_everything(tmp_path: Path, tree: Path, embedder: CountingEmbedder) -> None:
+def test_another_embedder_re_embeds_everything(
+    tmp_path: Path, tree: Path, embedder: CountingEmbedder
+) -> None:
     index = SourceIndex(tmp_path / "index", embedder=embedder)
     first = build(index, tree)
 

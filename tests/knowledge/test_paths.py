@@ -37,8 +37,11 @@ def test_a_made_up_file_is_missing() -> None:
 def test_brace_forms_expand_and_every_member_is_checked() -> None:
     ok = check_path("vllm/v1/core/{block_pool,kv_cache_manager,kv_cache_utils}.py")
     assert ok.status is PathStatus.EXISTS
-    assert ok.paths == ["vllm/v1/core/block_pool.py", "vllm/v1/core/kv_cache_manager.py",
-                        "vllm/v1/core/kv_cache_utils.py"]
+    assert ok.paths == [
+        "vllm/v1/core/block_pool.py",
+        "vllm/v1/core/kv_cache_manager.py",
+        "vllm/v1/core/kv_cache_utils.py",
+    ]
     bad = check_path("vllm/v1/core/{block_pool,prefix_cache}.py")
     assert bad.status is PathStatus.MISSING
     assert bad.missing == ["vllm/v1/core/prefix_cache.py"]
@@ -54,13 +57,16 @@ def test_a_made_up_directory_is_missing() -> None:
     assert check_path("vllm/v1/prefix_cache/").status is PathStatus.MISSING
 
 
-@pytest.mark.parametrize("cited", [
-    "vllm/v1/core/sched/scheduler.py:Scheduler.schedule",
-    "vllm/v1/core/sched/scheduler.py::Scheduler.schedule",
-    "vllm/v1/core/sched/scheduler.py::schedule",
-    "`vllm/v1/core/sched/scheduler.py:Scheduler.schedule()`",
-    "scheduler.py:Scheduler.running",
-])
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "vllm/v1/core/sched/scheduler.py:Scheduler.schedule",
+        "vllm/v1/core/sched/scheduler.py::Scheduler.schedule",
+        "vllm/v1/core/sched/scheduler.py::schedule",
+        "`vllm/v1/core/sched/scheduler.py:Scheduler.schedule()`",
+        "scheduler.py:Scheduler.running",
+    ],
+)
 def test_a_symbol_the_index_knows_is_found(cited: str) -> None:
     r = check_path(cited, symbols=SYMBOLS)
     assert r.status is PathStatus.EXISTS and r.symbol_checked, r
@@ -71,8 +77,10 @@ def test_a_symbol_missing_from_an_indexed_file_is_reported() -> None:
     assert r.status is PathStatus.SYMBOL_MISSING
     assert "Scheduler.schedule_prefill_first" in r.reason
     # a class attribute that does not exist is not rescued by the class existing
-    assert check_path("vllm/v1/core/sched/scheduler.py:Scheduler.nope", symbols=SYMBOLS).status \
+    assert (
+        check_path("vllm/v1/core/sched/scheduler.py:Scheduler.nope", symbols=SYMBOLS).status
         is PathStatus.SYMBOL_MISSING
+    )
 
 
 def test_symbols_are_not_judged_without_an_index() -> None:
@@ -101,9 +109,11 @@ def test_paths_outside_vllm_are_unknown_not_missing() -> None:
 
 
 def test_citations_are_found_in_chinese_and_english_text() -> None:
-    text = ("能指出 vllm/v1/core/{block_pool,kv_cache_manager,kv_cache_utils}.py 和 scheduler 作为核准入口；"
-            "request / core：vllm/v1/request.py、vllm/v1/engine/core.py。See "
-            "`vllm/v1/core/sched/scheduler.py::Scheduler.schedule` and vllm/v1/core/prefix_cache.py. vllm.ai")
+    text = (
+        "能指出 vllm/v1/core/{block_pool,kv_cache_manager,kv_cache_utils}.py 和 scheduler 作为核准入口；"
+        "request / core：vllm/v1/request.py、vllm/v1/engine/core.py。See "
+        "`vllm/v1/core/sched/scheduler.py::Scheduler.schedule` and vllm/v1/core/prefix_cache.py. vllm.ai"
+    )
     cites = extract_citations(text)
     assert cites == [
         "vllm/v1/core/{block_pool,kv_cache_manager,kv_cache_utils}.py",

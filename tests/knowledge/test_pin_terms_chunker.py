@@ -21,7 +21,8 @@ def test_the_pin_names_the_commit_the_trail_and_the_release() -> None:
     assert pin.release.drift_prone and all(pin.in_trail(p) for p in pin.release.drift_prone)
     assert pin.same_commit("b23bd73f") and not pin.same_commit("ffd46bfab")
     assert pin.permalink("vllm/v1/request.py", 3, 9) == (
-        "https://github.com/vllm-project/vllm/blob/b23bd73f540175f9e117eaee5029cd7d8df63964/vllm/v1/request.py#L3-L9")
+        "https://github.com/vllm-project/vllm/blob/b23bd73f540175f9e117eaee5029cd7d8df63964/vllm/v1/request.py#L3-L9"
+    )
 
 
 def test_brace_expansion() -> None:
@@ -96,10 +97,23 @@ def test_a_file_that_does_not_parse_is_chunked_by_lines() -> None:
 
 def test_symbols_include_methods_attributes_and_nested_helpers() -> None:
     symbols = set(file_symbols(SCHEDULER + "\n\ndef outer():\n    def inner():\n        pass\n"))
-    assert {"Scheduler", "Scheduler.schedule", "Scheduler.running", "Scheduler.max_num_batched_tokens",
-            "logger", "outer", "outer.inner"} <= symbols
+    assert {
+        "Scheduler",
+        "Scheduler.schedule",
+        "Scheduler.running",
+        "Scheduler.max_num_batched_tokens",
+        "logger",
+        "outer",
+        "outer.inner",
+    } <= symbols
 
 
 def test_identifiers_split_into_words() -> None:
     assert split_identifier("KVCacheManager.get_computed_blocks") == [
-        "kv", "cache", "manager", "get", "computed", "blocks"]
+        "kv",
+        "cache",
+        "manager",
+        "get",
+        "computed",
+        "blocks",
+    ]

@@ -13,7 +13,9 @@ WHEEL = cached_wheel()
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(WHEEL is None, reason="vllm 0.26.0 wheel not in the cache: run `interview index build` once"),
+    pytest.mark.skipif(
+        WHEEL is None, reason="vllm 0.26.0 wheel not in the cache: run `interview index build` once"
+    ),
 ]
 
 

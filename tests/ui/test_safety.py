@@ -102,7 +102,6 @@ def test_uploads_are_read_only_from_the_upload_folder_or_the_reports_folder(
     assert all(r.is_absolute() for r in upload_roots())
 
 
-
 def test_python_m_agent_ui_serves_on_loopback_by_default(tmp_path: Path) -> None:
     """The real entry point, as serve.sh starts it: answers on 127.0.0.1 and on no other address."""
     port = free_port()
