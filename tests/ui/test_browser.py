@@ -78,8 +78,15 @@ def _shows(page: Page, selector: str, text: str) -> None:
     )
 
 
+def _no_error_toast(page: Page, where: str) -> None:
+    """Gradio shows a failed event as a red toast (class `toast-body error`): none may be on screen."""
+    toasts = page.locator(".toast-body.error")
+    assert toasts.count() == 0, f"{where}: error toast: {toasts.first.inner_text()!r}"
+
+
 def _shot(page: Page, folder: Path, name: str) -> None:
     page.wait_for_timeout(500)  # let the last render settle
+    _no_error_toast(page, name)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
@@ -124,6 +131,7 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     assert "latency" in answer.lower()
     page.locator("#practice-status").get_by_text("Transcribed").wait_for()
     page.locator("#practice-answer textarea").fill(answer + " Edited before sending.")
+    _no_error_toast(page, "2-practice-voice")
     page.screenshot(path=str(screenshots / "2-practice-voice.png"), full_page=False)
     page.locator("#practice-send").click()
     page.wait_for_function("() => document.querySelector('#practice-answer textarea').value === ''")
