@@ -13,7 +13,7 @@ import zipfile
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -197,55 +197,37 @@ def check_path(
             missing.append(cand)
 
     kind: Literal["file", "dir", "unknown"] = "dir" if kinds == {"dir"} else "file" if kinds else "unknown"
-    all_paths = resolved + missing
-    if missing:
+
+    def result(status: PathStatus, reason: str, **extra: Any) -> PathCheck:
         return PathCheck(
             cited=p,
-            paths=all_paths,
+            paths=resolved + missing,
             kind=kind,
-            status=PathStatus.MISSING,
-            missing=missing,
+            status=status,
             symbol=symbol,
             line=line,
             matches=matches,
-            reason="not in the pinned vLLM tree: " + ", ".join(missing),
+            reason=reason,
+            **extra,
+        )
+
+    if missing:
+        return result(
+            PathStatus.MISSING, "not in the pinned vLLM tree: " + ", ".join(missing), missing=missing
         )
     if symbol and symbols is not None:
         targets = matches or [r for r in resolved if not r.endswith("/")]
         covered = [t for t in targets if t in symbols]
         if covered:
             if not any(_symbol_found(symbol, symbols[t]) for t in covered):
-                return PathCheck(
-                    cited=p,
-                    paths=all_paths,
-                    kind=kind,
-                    status=PathStatus.SYMBOL_MISSING,
-                    symbol=symbol,
-                    line=line,
+                return result(
+                    PathStatus.SYMBOL_MISSING,
+                    f"{symbol} is not defined in " + ", ".join(covered),
                     symbol_checked=True,
-                    matches=matches,
-                    reason=f"{symbol} is not defined in " + ", ".join(covered),
                 )
-            return PathCheck(
-                cited=p,
-                paths=all_paths,
-                kind=kind,
-                status=PathStatus.EXISTS,
-                symbol=symbol,
-                line=line,
-                symbol_checked=True,
-                matches=matches,
-                reason="path and symbol found",
-            )
-    return PathCheck(
-        cited=p,
-        paths=all_paths,
-        kind=kind,
-        status=PathStatus.EXISTS,
-        symbol=symbol,
-        line=line,
-        matches=matches,
-        reason="path found" + ("; symbol not checked (file not in the index)" if symbol else ""),
+            return result(PathStatus.EXISTS, "path and symbol found", symbol_checked=True)
+    return result(
+        PathStatus.EXISTS, "path found" + ("; symbol not checked (file not in the index)" if symbol else "")
     )
 
 
