@@ -94,13 +94,38 @@ def grade_files(
     on_done: Callable[[Outcome], None] | None = None,
     concurrency: int = 1,
     use_graph: bool = True,
+    samples: int = 1,
+    sample_temperature: float | None = None,
 ) -> list[Outcome]:
-    """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on."""
+    """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on.
+
+    `samples` > 1: each transcript graded that many times, the median report with its spread
+    (`agent.samples.grade_samples`; `sample_temperature` for the vLLM judge).
+    """
     replay = _graph_replay() if use_graph else None
 
     def one(f: Path) -> Outcome:
         try:
             t = load_transcript(f)
+            if samples > 1:
+                from agent.samples import grade_samples  # it builds on this module
+
+                def by_graph(tr: Transcript, j: Judge | None, i: JudgeInfo | None) -> Report:
+                    assert replay is not None
+                    return replay(tr, rubric=rubric, judge=j, info=i, sources=sources)
+
+                graded = grade_samples(
+                    rubric,
+                    t,
+                    samples,
+                    judge=judge,
+                    info=info,
+                    path_checker=path_checker,
+                    sources=sources,
+                    temperature=sample_temperature,
+                    grade=by_graph if replay is not None and path_checker is None else None,
+                )
+                return Outcome(f, report=graded)
             if replay is not None and path_checker is None:
                 return Outcome(f, report=replay(t, rubric=rubric, judge=judge, info=info, sources=sources))
             report = grade_transcript(
@@ -131,13 +156,19 @@ def grade_files(
 
 
 def same_provenance(path: Path, info: JudgeInfo) -> bool:
-    """A report already written by the same judge, model, rubric and prompt (a re-run skips it)."""
+    """A report already written by the same judge, model, rubric and prompt, and the same number of
+    samples and seeds (a re-run skips it). A report in which the judge fell back, even in one of its
+    samples, is graded again."""
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))["judge"]
-    except (OSError, ValueError, KeyError, TypeError):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        old = doc["judge"]
+        fell = bool((doc.get("samples") or {}).get("fallback_samples"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
-    keys = ("kind", "model", "rubric_version", "prompt_hash", "seed", "temperature")
-    return bool(not old.get("fallback")) and all(old.get(k) == getattr(info, k) for k in keys)
+    if not isinstance(old, dict):
+        return False
+    keys = ("kind", "model", "rubric_version", "prompt_hash", "seed", "temperature", "samples", "seeds")
+    return not old.get("fallback") and not fell and all(old.get(k) == getattr(info, k) for k in keys)
 
 
 def report_json(r: Report) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.report import Report
+from agent.report import Report, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
 
@@ -26,6 +26,17 @@ _L = {
         "passed": "Passed",
         "none": "none",
         "sources": "vLLM source (pinned) to verify against",
+        "samples": "Self-consistency: {k} samples",
+        "samples_how": "Each score is the median of the samples (the lower middle one when their number is even).",
+        "samples_seeds": "Seeds {seeds}, temperature {temperature}.",
+        "deterministic": "The judge is deterministic: every sample is the same, so the spread is zero by construction.",
+        "sample_fallbacks": "{n} of {k} samples fell back to the embedded judge in at least one round: "
+        "those rounds are left out of the median.",
+        "all_fallback": "every sample fell back: the embedded judge's scores",
+        "counted": "{n} of {k} samples counted",
+        "median": "Median",
+        "range": "Min–max",
+        "per_sample": "Samples",
     },
     "zh": {
         "report": "面试评分报告",
@@ -46,6 +57,16 @@ _L = {
         "passed": "通过",
         "none": "无",
         "sources": "可核准的 vLLM 源码（固定版本）",
+        "samples": "自洽性：评分 {k} 次",
+        "samples_how": "每个分数取各次评分的中位数（次数为偶数时取较低的中间值）。",
+        "samples_seeds": "随机种子 {seeds}，温度 {temperature}。",
+        "deterministic": "评分模型是确定性的：每次评分相同，离散度按构造为零。",
+        "sample_fallbacks": "{k} 次中有 {n} 次在至少一轮回退到内置评分器：这些轮次不计入中位数。",
+        "all_fallback": "每次评分都已回退：内置评分器的分数",
+        "counted": "计入 {n}/{k} 次",
+        "median": "中位数",
+        "range": "最低–最高",
+        "per_sample": "各次分数",
     },
 }
 
@@ -74,6 +95,7 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
         cells = " | ".join(str(ra.scores[d]) for d in DIMENSIONS)
         out.append(f"| {title} | {cells} | {ra.total}/25 | {', '.join(ra.flags) or '—'} |")
     out.append("")
+    out += _samples(report, rubric)
     if report.risks:
         out += [f"## {L['risks']}", *[f"- {r}" for r in report.risks], ""]
     for ra in report.rounds:
@@ -109,3 +131,37 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     if report.next_actions:
         out += [f"## {L['actions']}", *[f"- {a}" for a in report.next_actions], ""]
     return "\n".join(out) + "\n"
+
+
+def _samples(report: Report, rubric: Rubric) -> list[str]:
+    """The median and the spread of each dimension, when the report is K > 1 samples."""
+    sp: SampleSpread | None = report.samples
+    if sp is None:
+        return []
+    lang = report.language
+    L = _L[lang]
+    out = [f"## {L['samples'].format(k=sp.k)}", "", L["samples_how"]]
+    if sp.seeds is not None:
+        out.append(L["samples_seeds"].format(seeds=", ".join(map(str, sp.seeds)), temperature=sp.temperature))
+    if sp.deterministic:
+        out.append(L["deterministic"])
+    if sp.fallback_samples:
+        out.append(f"**{L['sample_fallbacks'].format(n=len(sp.fallback_samples), k=sp.k)}**")
+    out.append("")
+    for rs in sp.rounds:
+        title = rubric.round(rs.round).title.get(lang)
+        note = L["counted"].format(n=len(rs.counted), k=sp.k)
+        if rs.all_fallback:
+            note = f"**{L['all_fallback']}**"
+        out += [f"### {title} — {note}", ""]
+        out.append(f"| {L['dimension']} | {L['median']} | {L['range']} | {L['per_sample']} |")
+        out.append("|---|---|---|---|")
+        for d in DIMENSIONS:
+            ds = rs.dimensions[d]
+            med = str(ds.score) if ds.median == ds.score else f"{ds.score} ({ds.median:g})"
+            out.append(
+                f"| {rubric.dimensions[d].title.get(lang)} | {med} | {ds.min}–{ds.max} | "
+                f"{', '.join(map(str, ds.scores))} |"
+            )
+        out.append("")
+    return out

@@ -28,6 +28,11 @@ Flag = Literal[
 ]
 
 
+def _absent(v: object) -> bool:
+    """Fields added after the contract are left out of the JSON when unset: the reports stay as they were."""
+    return v is None
+
+
 class JudgeInfo(BaseModel):
     """What produced a score: without it a score is not reproducible and not evidence."""
 
@@ -42,6 +47,13 @@ class JudgeInfo(BaseModel):
     temperature: float | None = None
     fallback: bool = False
     fallback_reason: str | None = None
+    # self-consistency (`interview grade --samples K`, K > 1); absent from a single grading's JSON
+    samples: int | None = Field(
+        default=None, exclude_if=_absent, description="K: the answer was graded K times"
+    )
+    seeds: list[int] | None = Field(
+        default=None, exclude_if=_absent, description="the sampling seed of each of the K gradings"
+    )
 
 
 class DimensionScore(BaseModel):
@@ -74,6 +86,47 @@ class RoundAssessment(BaseModel):
     checklist: Checklist | None = None
 
 
+class DimensionSpread(BaseModel):
+    """One dimension of one round over the samples that counted."""
+
+    score: int = Field(ge=1, le=5, description="the median; the lower middle one when their number is even")
+    median: float
+    min: int = Field(ge=1, le=5)
+    max: int = Field(ge=1, le=5)
+    scores: list[int] = Field(description="each counted sample's score, in sample order")
+
+
+class RoundSpread(BaseModel):
+    round: RoundId
+    counted: list[int] = Field(description="the samples (0-based) whose scores make the median")
+    fallbacks: list[int] = Field(
+        default_factory=list,
+        description="samples where the judge failed and the embedded judge scored: left out of the median",
+    )
+    all_fallback: bool = Field(
+        default=False, description="every sample fell back: the round is the embedded judge's, flagged"
+    )
+    representative: int = Field(
+        description="the counted sample closest to the median: its checklist, quotes and reasons are shown"
+    )
+    dimensions: dict[Dimension, DimensionSpread]
+
+
+class SampleSpread(BaseModel):
+    """Self-consistency: the answer graded K times; each score in the report is the median."""
+
+    k: int = Field(ge=2)
+    seeds: list[int] | None = Field(default=None, description="None: the judge takes no seed")
+    temperature: float | None = None
+    deterministic: bool = Field(
+        description="the judge answers the same every time (embedded): the spread is zero by construction"
+    )
+    fallback_samples: list[int] = Field(
+        default_factory=list, description="samples where the judge fell back in at least one round"
+    )
+    rounds: list[RoundSpread]
+
+
 class Report(BaseModel):
     id: str
     judge: JudgeInfo
@@ -81,3 +134,4 @@ class Report(BaseModel):
     risks: list[str] = Field(default_factory=list)
     next_actions: list[str] = Field(default_factory=list)
     language: Lang = "en"
+    samples: SampleSpread | None = Field(default=None, exclude_if=_absent)

@@ -58,8 +58,14 @@ def score_round(
     checklist: Checklist,
     judge: JudgeInfo | None = None,
     lang: Lang | None = None,
+    *,
+    scores_given: dict[Dimension, int] | None = None,
 ) -> RoundAssessment:
-    """Turn a verified checklist into the round's assessment (scores, flags, quotes, follow-ups)."""
+    """Turn a verified checklist into the round's assessment (scores, flags, quotes, follow-ups).
+
+    `scores_given` (the median of several samples) replace the scores the checklist leads to, after
+    the gates; flags, pass, notes and totals follow them, bands and caps stay this checklist's.
+    """
     lang = lang or checklist.language
     rnd: Round = rubric.round(checklist.round)
     lex = rubric.lexicon
@@ -103,6 +109,8 @@ def score_round(
         if holistic is not None:
             score = min(max(holistic.score, lo), hi)
         score, applied = bounds.apply(d, score)
+        if scores_given is not None:
+            score = scores_given[d]
         scores[d] = score
         q = [found[i.id].quote for i in mine if i.id in covered and found[i.id].quote]
         q += [s.quote for s in strong_present if d in strong_defs[s.id].dimensions and s.quote]

@@ -24,6 +24,7 @@ model writes about 15 to 30 tokens a key, so a part of ≤16 keys with ≤40-cha
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -258,6 +259,17 @@ class VllmJudge:
 
     def close(self) -> None:
         self._http.close()
+
+    def resampled(self, seed: int, temperature: float) -> VllmJudge:
+        """This judge with another sampling seed and temperature (one of K self-consistency samples).
+
+        It shares the HTTP client, the statistics and the memo of identical requests: a request now
+        differs by its seed, so a sample is sent, and the same sample asked twice is answered once.
+        """
+        other = copy.copy(self)
+        other.seed = seed
+        other.temperature = temperature
+        return other
 
     def forget(self) -> None:
         """Drop the answers kept for identical requests (benchmarks: the next batch is sent in full)."""
