@@ -1,4 +1,4 @@
-"""`interview grade PATH… [--out DIR] [--format json|md] [--judge embedded|vllm|auto]`."""
+"""`interview grade PATH… [--out DIR] [--format json|md] [--judge embedded|vllm|auto] [--samples K]`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from rich.table import Table
 from agent.grading import Outcome, find_transcripts, grade_files, report_json, same_provenance
 from agent.render import report_markdown
 from agent.rubric import RubricError, load_rubric
+from agent.samples import DEFAULT_SAMPLE_TEMPERATURE, Resamplable, sampled_info
 
 
 class Format(StrEnum):
@@ -42,6 +43,22 @@ def grade(
     snippets: Annotated[
         bool, typer.Option("--snippets/--no-snippets", help="vLLM source snippets from the index, when built")
     ] = True,
+    samples: Annotated[
+        int,
+        typer.Option(
+            "--samples",
+            min=1,
+            help="grade each transcript K times: the median score and the spread per dimension",
+        ),
+    ] = 1,
+    sample_temperature: Annotated[
+        float,
+        typer.Option(
+            "--sample-temperature",
+            min=0.0,
+            help="vLLM judge with --samples > 1: sampling temperature (seeds seed..seed+K-1)",
+        ),
+    ] = DEFAULT_SAMPLE_TEMPERATURE,
 ) -> None:
     """Grade recorded transcripts: one report each, a summary table; bad files are named and skipped."""
     err = Console(stderr=True)
@@ -59,6 +76,12 @@ def grade(
     jd, info, why = make_judge(judge.value, rubric, holistic=not no_holistic)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
+    base_info, info = (
+        info,
+        sampled_info(info, jd, samples, sample_temperature),
+    )  # K and the seeds are provenance
+    if samples > 1 and not isinstance(jd, Resamplable):
+        err.print(f"[yellow]samples:[/] the {jd.kind} judge is deterministic: {samples} samples, zero spread")
     files = list(find_transcripts(paths))
     if not files:
         err.print("[red]error:[/] no transcripts found (folders are searched for *.json)")
@@ -100,10 +123,21 @@ def grade(
             prog.advance(task)
 
         outcomes = grade_files(
-            rubric, files, judge=jd, info=info, on_done=done, concurrency=workers, sources=sources
+            rubric,
+            files,
+            judge=jd,
+            info=base_info,
+            on_done=done,
+            concurrency=workers,
+            sources=sources,
+            samples=samples,
+            sample_temperature=sample_temperature,
         )
 
-    table = Table(title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}")
+    k = f" · median of {samples} samples" if samples > 1 else ""
+    table = Table(
+        title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}{k}"
+    )
     for col in ("transcript", "rounds", "total", "flags", "status"):
         table.add_column(col)
     for o in outcomes:

@@ -110,3 +110,42 @@ def test_markdown_reports_and_usage_errors(tmp_path: Path) -> None:
     assert "面试评分报告" in md and "/25" in md
     assert _run("grade", str(tmp_path / "nope"), data_dir=tmp_path / "d").returncode == 2
     assert _run("grade", "--format", "xml", str(EXAMPLES), data_dir=tmp_path / "d").returncode == 2
+
+
+def test_samples_with_the_embedded_judge(tmp_path: Path) -> None:
+    """`--samples 3`: the median report with its spread, zero with the embedded judge, and it says so."""
+    one, three, md = tmp_path / "one", tmp_path / "three", tmp_path / "md"
+    src = str(EXAMPLES / "t-003.json")
+    r1 = _run("grade", src, "--out", str(one), "--judge", "embedded", data_dir=tmp_path / "d")
+    r3 = _run(
+        "grade", src, "--out", str(three), "--judge", "embedded", "--samples", "3", data_dir=tmp_path / "d"
+    )
+    assert r1.returncode == 0 and r3.returncode == 0, r1.stderr + r3.stderr
+    said = " ".join(r3.stderr.split())  # the table title wraps at the console's width
+    assert "judge is deterministic: 3 samples, zero spread" in said and "median of 3 samples" in said
+    a, b = json.loads((one / "t-003.json").read_text()), json.loads((three / "t-003.json").read_text())
+    assert "samples" not in a and "samples" not in a["judge"]  # the default run's report is unchanged
+    assert b["judge"]["samples"] == 3 and b["samples"]["k"] == 3 and b["samples"]["deterministic"]
+    assert [x["scores"] for x in b["rounds"]] == [x["scores"] for x in a["rounds"]]
+    for rs, ra in zip(b["samples"]["rounds"], b["rounds"], strict=True):
+        assert rs["counted"] == [0, 1, 2] and rs["fallbacks"] == []
+        for d, ds in rs["dimensions"].items():
+            assert ds["scores"] == [ra["scores"][d]] * 3 and ds["min"] == ds["max"] == ds["score"]
+    r = _run(
+        "grade",
+        src,
+        "--out",
+        str(md),
+        "--format",
+        "md",
+        "--judge",
+        "embedded",
+        "--samples",
+        "3",
+        data_dir=tmp_path / "d",
+    )
+    assert r.returncode == 0, r.stderr
+    text = (md / "t-003.md").read_text()
+    assert "## Self-consistency: 3 samples" in text and "zero by construction" in text
+    assert "| Dimension | Median | Min–max | Samples |" in text
+    assert _run("grade", src, "--samples", "0", data_dir=tmp_path / "d").returncode == 2
