@@ -349,7 +349,14 @@ def calibrate(
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     jobs = [Job(a.id, a.round, a.answer, a.language) for a in gs.answers]
-    runs = [assess_all(rubric, jobs, judge=judge, info=info, concurrency=concurrency) for _ in range(repeat)]
+    runs = []
+    for _ in range(repeat):
+        # each run is sent in full: a judge that answers identical requests from memory (the vLLM
+        # judge does, within one run) would otherwise show a spread of zero
+        forget = getattr(judge, "forget", None)
+        if callable(forget):
+            forget()
+        runs.append(assess_all(rubric, jobs, judge=judge, info=info, concurrency=concurrency))
     first = runs[0]
     judge_info = info or next(iter(first.values())).judge
     assert judge_info is not None

@@ -198,3 +198,19 @@ def test_report_files(rubric: Rubric, small_set: GradedSet, tmp_path: Path) -> N
         "override log",
     ):
         assert text in md
+
+
+def test_each_repeated_run_is_sent_to_the_judge_in_full(rubric: Rubric, small_set: GradedSet) -> None:
+    """The vLLM judge answers identical requests from memory; a repeat must not, or its spread is 0."""
+    from agent.judge.vllm import VllmJudge, parts_of
+    from tests.judge.test_vllm_faults import FakeJudge
+
+    with FakeJudge("ok") as fake:
+        judge = VllmJudge(fake.base_url, timeout=30)
+        rep = calibrate(rubric, small_set, judge=judge, info=judge.info(rubric), repeat=2)
+    per_answer = sum(len(parts_of(rubric, a.round, holistic=True)) for a in small_set.answers)
+    distinct = len({json.dumps(b, sort_keys=True) for b in fake.bodies})
+    assert rep.fallbacks == 0
+    # within a run an identical request is sent once (the injected answer is its base, for the model)
+    assert distinct < per_answer
+    assert len(fake.bodies) == 2 * distinct
