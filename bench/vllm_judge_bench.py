@@ -134,7 +134,7 @@ def static_share(
     lens = []
     for a in answers:
         sents = sentences(a.answer)
-        dropped = {x.idx for x in injected(sents, rubric.lexicon)}
+        dropped = {x.idx for x in injected(sents, rubric.lexicon, a.answer)}
         seen = model_view(a.answer, [x for x in sents if x.idx not in dropped])
         checks = run_checks(a.round, a.answer, rubric.lexicon)
         body = judge.request_bodies(rubric, a.round, seen, checks)[0][1]

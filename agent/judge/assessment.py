@@ -64,7 +64,7 @@ def assess_answer(
     judge = judge or EmbeddedJudge()
     info = info or JudgeInfo(kind="embedded", model=judge.model, rubric_version=rubric.version)
     all_sents = sentences(answer)
-    inj = {s.idx for s in injected(all_sents, rubric.lexicon)}
+    inj = {s.idx for s in injected(all_sents, rubric.lexicon, answer)}
     clean = [s for s in all_sents if s.idx not in inj]
     found: list[Snippet] = []
     if sources is not None:

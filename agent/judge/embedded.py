@@ -9,11 +9,27 @@ from collections.abc import Sequence
 
 from agent.judge.base import Fill
 from agent.judge.checklist import Checks, ItemFinding, SignalFinding
-from agent.judge.matching import Sentence, match_cues
+from agent.judge.matching import Sentence, match_cues, normalise_ws
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 
 EMBEDDED_MODEL = "embedded-cues-v1"
+
+
+def first_occurrences(sents: Sequence[Sentence]) -> list[Sentence]:
+    """The sentences without repeats of an earlier one (same words, case and whitespace aside).
+
+    Saying a thing twice is not more evidence; and a repeated block would put an answer's last
+    sentence next to its first, a pair the candidate never wrote, inside one cue window.
+    """
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for s in sents:
+        key = normalise_ws(s.lower)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
 
 
 class EmbeddedJudge:
@@ -31,6 +47,7 @@ class EmbeddedJudge:
         snippets: str = "",
     ) -> Fill:
         del snippets  # cue matching reads only the answer
+        sents = first_occurrences(sents)
         items = []
         for it in rubric.evidence(round_id):
             m = match_cues(it.cues, answer, sents)

@@ -282,7 +282,7 @@ def test_an_injected_answer_does_not_score_above_its_base(
     # by construction: the model is shown the base answer (the address to the grader is cut)
     a = graded[adversarial]
     sents = sentences(a.answer)
-    dropped = {s.idx for s in injected(sents, rubric.lexicon)}
+    dropped = {s.idx for s in injected(sents, rubric.lexicon, a.answer)}
     seen = model_view(a.answer, [s for s in sents if s.idx not in dropped])
     assert seen.strip() == graded[base_id].answer.strip()
     checks = run_checks(a.round, a.answer, rubric.lexicon)

@@ -1,0 +1,43 @@
+"""The embedded judge: repeated text is not more evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.evaluation import load_graded_set
+from agent.judge.assessment import assess_answer
+from agent.judge.embedded import first_occurrences
+from agent.judge.matching import sentences
+from agent.rubric import load_rubric
+from agent.rubric.loader import Rubric
+
+
+@pytest.fixture(scope="module")
+def rubric() -> Rubric:
+    return load_rubric()
+
+
+def test_first_occurrences_drops_repeats_whitespace_and_case_aside() -> None:
+    sents = sentences("Blocks are 16 tokens. Preemption recomputes.\n\nblocks  are 16 tokens. New point.")
+    assert [s.text for s in first_occurrences(sents)] == [
+        "Blocks are 16 tokens.",
+        "Preemption recomputes.",
+        "New point.",
+    ]
+
+
+# answers whose repetition once raised a dimension (the window joined the last sentence to the first)
+REPEATED = [
+    "source-trace-medium-zh",
+    "source-trace-medium-en",
+    "source-trace-strong-zh",
+    "system-design-verbose-en",
+]
+
+
+@pytest.mark.parametrize("answer_id", REPEATED)
+def test_an_answer_said_twice_scores_as_said_once(answer_id: str, rubric: Rubric) -> None:
+    a = next(x for x in load_graded_set().answers if x.id == answer_id)
+    once = assess_answer(rubric, a.round, a.answer, a.language)
+    twice = assess_answer(rubric, a.round, f"{a.answer.strip()}\n\n{a.answer.strip()}", a.language)
+    assert twice.scores == once.scores
