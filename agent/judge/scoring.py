@@ -116,7 +116,7 @@ def score_round(
         q += [s.quote for s in strong_present if d in strong_defs[s.id].dimensions and s.quote]
         quotes[d] = list(dict.fromkeys(x for x in q if x))[:4]
         got = [i.text.get(lang) for i in mine if i.id in covered]
-        miss = [i.text.get(lang) for i in mine if i.id not in covered]
+        miss = [i.text.get(lang).rstrip("。.") for i in mine if i.id not in covered]
         reason_parts = [f"{len(got)}/{len(mine)} expected items covered ({cov:.0%})"]
         if n_strong:
             reason_parts.append(f"{n_strong} strong signal(s)")
@@ -216,7 +216,9 @@ def risks_and_actions(
         items = rubric.evidence(rnd.id)
         covered = ra.checklist.covered() if ra.checklist else set()
         for d in lowest:
-            miss = [i.text.get(lang) for i in items if d in i.dimensions and i.id not in covered][:2]
+            miss = [
+                i.text.get(lang).rstrip("。.") for i in items if d in i.dimensions and i.id not in covered
+            ][:2]
             sep = "；" if lang == "zh" else "; "
             listed = sep.join(miss) if miss else ("—")
             actions.append(templates[d][lang].format(round=title, items=listed))
