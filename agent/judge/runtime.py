@@ -81,7 +81,11 @@ VENV_MARKER = ".interview-venv-ok.json"
 MODEL_MANIFEST = "interview-manifest.json"
 
 DEFAULT_READY_TIMEOUT_S = 300.0
-DEFAULT_MAX_MODEL_LEN = 4096
+#: SmolLM2-135M's own context (max_position_embeddings). DESIGN's recipe says 4096; with it the
+#: longest graded answers filled the context (a 3,300-3,450-token prompt left 650-780 output tokens
+#: for the holistic part) and fell back to the embedded judge. KV at 8,192 tokens is 180 MiB a
+#: sequence (30 layers x 3 KV heads x 64 x 2 x bf16), so the 1 GiB KV space still holds 5 full ones.
+DEFAULT_MAX_MODEL_LEN = 8192
 
 #: environment of the CPU server (DESIGN: 1 GiB KV cache, OpenMP on both cores, no hub access)
 CPU_SERVER_ENV: Mapping[str, str] = {

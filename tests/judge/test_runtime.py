@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.judge import runtime
 from agent.judge.runtime import (
+    DEFAULT_MAX_MODEL_LEN,
     SMOLLM2_GGUF_SHA256,
     ChecksumError,
     JudgeServer,
@@ -87,7 +88,7 @@ def test_cpu_command_has_the_judge_flags(tmp_path: Path) -> None:
         "--host 127.0.0.1",
         "--port 8123",
         "--dtype bfloat16",
-        "--max-model-len 4096",
+        f"--max-model-len {DEFAULT_MAX_MODEL_LEN}",
         "--enforce-eager",
         "--enable-prefix-caching",
         "--structured-outputs-config.backend xgrammar",
@@ -192,7 +193,7 @@ def test_models_lists_the_served_model(vllm_judge: JudgeServer) -> None:
     models = vllm_judge.get_json("/v1/models")
     ids = [m["id"] for m in models["data"]]
     assert ids == [vllm_judge.served_model_name]
-    assert models["data"][0]["max_model_len"] == 4096
+    assert models["data"][0]["max_model_len"] == DEFAULT_MAX_MODEL_LEN == 8192
     assert re.match(r"\d+\.\d+", vllm_judge.version())
 
 
