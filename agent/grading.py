@@ -143,9 +143,10 @@ def grade_files(
             if on_done:
                 on_done(o)
         return outcomes
-    # several transcripts in flight, so a vLLM judge batches them (continuous batching)
+    # several transcripts in flight, so a vLLM judge batches them (continuous batching); the largest
+    # go first, so a long one does not start last and leave the server with one request at the end
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        futures = [pool.submit(one, f) for f in files]
+        futures = [pool.submit(one, f) for f in sorted(files, key=_size, reverse=True)]
         for fut in as_completed(futures):
             o = fut.result()
             outcomes.append(o)
@@ -153,6 +154,13 @@ def grade_files(
                 on_done(o)
     order = {f: k for k, f in enumerate(files)}
     return sorted(outcomes, key=lambda o: order[o.source])
+
+
+def _size(f: Path) -> int:
+    try:
+        return f.stat().st_size
+    except OSError:
+        return 0  # unreadable: `one` reports it
 
 
 def same_provenance(path: Path, info: JudgeInfo) -> bool:

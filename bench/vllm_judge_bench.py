@@ -6,7 +6,8 @@ Without --base-url it starts its own vLLM CPU server (`prepare_judge`, SmolLM2-1
 runtime's flags, plus VLLM_SERVER_DEV_MODE=1 for POST /reset_prefix_cache and --block-size when
 given) and stops it at the end. It grades 20 answers of eval/graded/answers.yaml (every other one
 in file order: all six rounds, both languages) through the real path (`assess_answer` with
-`VllmJudge`), first one at a time, then 4 and then 8 in flight, and reads the server's /metrics
+`VllmJudge`), first one at a time, then 4 and then 8 in flight (longest answers first, as
+`interview grade` sends the largest transcripts first), and reads the server's /metrics
 around each batch (deltas of vllm:prefix_cache_queries_total / _hits_total, prompt and generation
 tokens).
 
@@ -200,8 +201,11 @@ def run_batch(
     if concurrency <= 1:
         out = [one(a) for a in answers]
     else:
+        # longest first, as `interview grade` sends the largest transcripts first
+        order = sorted(range(len(answers)), key=lambda k: -len(answers[k].answer))
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            out = list(pool.map(one, answers))
+            done = dict(zip(order, pool.map(one, [answers[k] for k in order]), strict=True))
+        out = [done[k] for k in range(len(answers))]
     return out, time.perf_counter() - t0
 
 

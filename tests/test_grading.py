@@ -1,0 +1,61 @@
+"""Batch grading: the order transcripts are sent in when several are in flight."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent.grading import grade_files
+from agent.judge.base import Fill
+from agent.judge.checklist import Checks
+from agent.judge.embedded import EmbeddedJudge
+from agent.judge.matching import Sentence
+from agent.rubric import load_rubric
+from agent.rubric.loader import Rubric
+from agent.rubric.model import Lang, RoundId
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "transcripts"
+
+
+class OrderJudge(EmbeddedJudge):
+    """The embedded judge, noting which transcript's answer it saw first (by the answer's text)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.lock = threading.Lock()
+
+    def fill(
+        self,
+        rubric: Rubric,
+        round_id: RoundId,
+        answer: str,
+        lang: Lang,
+        checks: Checks,
+        sents: Sequence[Sentence],
+        snippets: str = "",
+    ) -> Fill:
+        with self.lock:
+            self.seen.append(answer)
+        return super().fill(rubric, round_id, answer, lang, checks, sents, snippets=snippets)
+
+
+def test_the_largest_transcripts_are_sent_first_and_outcomes_keep_the_file_order(tmp_path: Path) -> None:
+    rubric = load_rubric()
+    files = sorted(EXAMPLES.glob("*.json"))
+    by_size = sorted(files, key=lambda f: f.stat().st_size, reverse=True)
+    assert by_size != files  # the example files are not already largest first
+    first_answer = {}
+    for f in files:
+        t = json.loads(f.read_text(encoding="utf-8"))
+        first_answer[f] = next(
+            turn["text"] for turn in t["rounds"][0]["turns"] if turn["role"] == "candidate"
+        )
+    judge = OrderJudge()
+    outcomes = grade_files(rubric, files, judge=judge, concurrency=2, use_graph=False)
+    assert [o.source for o in outcomes] == files and all(o.report is not None for o in outcomes)
+    # two workers: the two largest start at once, the smallest waits for one of them to finish
+    start = {f: next(k for k, a in enumerate(judge.seen) if first_answer[f] in a) for f in files}
+    smallest = by_size[-1]
+    assert all(start[smallest] > start[f] for f in by_size[:-1]), start
