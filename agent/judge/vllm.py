@@ -56,11 +56,13 @@ PART_KEYS = 16
 #: a quote given for more keys than this is not evidence for any of them
 SAME_QUOTE_MAX_KEYS = 3
 #: output tokens of one key besides its quote ("e12":"",), and of a full quote or reason: at worst one
-#: token a character (digits, Chinese). `max_tokens` is this worst case; vLLM lowers it to what the
-#: context leaves, and reserves nothing for it, so a generous bound costs nothing.
+#: token a UTF-8 byte, three a Chinese character (a byte-level BPE vocabulary such as SmolLM2's has few
+#: CJK characters whole). `max_tokens` is this worst case; vLLM lowers it to what the context leaves
+#: and reserves nothing for it, so a generous bound costs nothing, while a tight one costs a cut-off
+#: and a retry that writes the whole part again (one token a character cut 1 part in 60 in the bench).
 KEY_TOKENS = 6
-QUOTE_TOKENS = QUOTE_MAX
-HOLISTIC_TOKENS = len(DIMENSIONS) * (10 + REASON_MAX)
+QUOTE_TOKENS = 3 * QUOTE_MAX
+HOLISTIC_TOKENS = len(DIMENSIONS) * (10 + 3 * REASON_MAX)
 #: answers kept for identical requests (one entry is a part's validated JSON, a few hundred bytes)
 MEMO_SIZE = 4096
 #: used when the server does not say its context length
