@@ -735,8 +735,28 @@ def prepare_judge(
         served_model_name=name,
         port=port,
         gpu=gpu,
+        max_model_len=context_length(model_dir),
         ready_timeout=ready_timeout,
     )
+
+
+def context_length(model_dir: Path, cap: int = DEFAULT_MAX_MODEL_LEN) -> int:
+    """`--max-model-len` for a model folder: `JUDGE_MAX_MODEL_LEN` when set, else the model's own
+    context (config.json `max_position_embeddings`, or its `text_config`'s) up to `cap`; vLLM refuses
+    to start with more than the model has. Without a readable config: `cap`, and vLLM says if not."""
+    env = os.environ.get("JUDGE_MAX_MODEL_LEN", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 512:
+            raise RuntimeSetupError(f"JUDGE_MAX_MODEL_LEN={env!r} must be a whole number of tokens >= 512")
+        return int(env)
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return cap
+    own = cfg.get("max_position_embeddings") if isinstance(cfg, dict) else None
+    if own is None and isinstance(cfg, dict) and isinstance(cfg.get("text_config"), dict):
+        own = cfg["text_config"].get("max_position_embeddings")
+    return min(cap, own) if isinstance(own, int) and own > 0 else cap
 
 
 # --------------------------------------------------------------------------- CLI

@@ -28,6 +28,7 @@ from agent.judge.runtime import (
     JudgeServer,
     RuntimeSetupError,
     check_model_dir,
+    context_length,
     free_port,
     port_is_open,
     verify_sha256,
@@ -266,3 +267,23 @@ def test_stop_terminates_the_process_group_and_closes_the_port(vllm_judge: Judge
     assert not port_is_open("127.0.0.1", port)
     with pytest.raises(ProcessLookupError):
         os.killpg(pgid, 0)
+
+
+def test_context_length_is_the_models_own_up_to_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JUDGE_MAX_MODEL_LEN", raising=False)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"max_position_embeddings": 4096}))
+    assert context_length(tmp_path) == 4096  # an older 4k model: vLLM would refuse 8192
+    cfg.write_text(json.dumps({"max_position_embeddings": 131072}))
+    assert context_length(tmp_path) == DEFAULT_MAX_MODEL_LEN
+    cfg.write_text(json.dumps({"text_config": {"max_position_embeddings": 2048}}))
+    assert context_length(tmp_path) == 2048
+    cfg.write_text("not json")
+    assert context_length(tmp_path) == DEFAULT_MAX_MODEL_LEN
+    monkeypatch.setenv("JUDGE_MAX_MODEL_LEN", "16384")
+    assert context_length(tmp_path) == 16384
+    monkeypatch.setenv("JUDGE_MAX_MODEL_LEN", "lots")
+    with pytest.raises(RuntimeSetupError, match="JUDGE_MAX_MODEL_LEN"):
+        context_length(tmp_path)
