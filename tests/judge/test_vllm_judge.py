@@ -333,3 +333,34 @@ def test_grade_cli_with_the_vllm_judge_writes_reports_and_a_rerun_skips_them(
     assert f"skipping {len(names)} transcript(s) already graded with the same provenance" in again.stderr
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == stamps
     print(f"\ngrade: first run {first:.0f} s, re-run {second:.1f} s")
+
+
+@pytest.mark.vllm
+def test_grade_samples_with_the_vllm_judge_reports_the_median_and_the_spread(
+    vllm_judge: JudgeServer, tmp_path: Path
+) -> None:
+    """`--samples 2` against the real server: two sampled gradings (own seeds), the median of them."""
+    env = {k: v for k, v in os.environ.items() if k != "JUDGE_MODEL"}
+    env |= {"JUDGE_BASE_URL": vllm_judge.base_url, "INTERVIEW_DATA_DIR": str(tmp_path / "data")}
+    out = tmp_path / "reports"
+    cmd = [sys.executable, "-m", "agent", "grade", str(EXAMPLES / "t-001.json"), "--judge", "vllm"]
+    r = subprocess.run(
+        [*cmd, "--out", str(out), "--samples", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=1800,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    rep = json.loads((out / "t-001.json").read_text(encoding="utf-8"))
+    assert rep["judge"]["kind"] == "vllm" and rep["judge"]["samples"] == 2
+    sp = rep["samples"]
+    assert sp["k"] == 2 and sp["seeds"] == [0, 1] and not sp["deterministic"] and sp["temperature"] > 0
+    for rnd, spread in zip(rep["rounds"], sp["rounds"], strict=True):
+        if spread["all_fallback"]:
+            continue
+        for d, ds in spread["dimensions"].items():
+            assert len(ds["scores"]) == len(spread["counted"])
+            assert ds["min"] <= ds["score"] <= ds["max"]
+            assert rnd["scores"][d] == ds["score"]
