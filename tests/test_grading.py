@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "transcripts"
 
 
 class OrderJudge(EmbeddedJudge):
-    """The embedded judge, noting which transcript's answer it saw first (by the answer's text)."""
+    """The embedded judge, slowed down, noting the order it saw the answers in."""
 
     def __init__(self) -> None:
         self.seen: list[str] = []
@@ -38,6 +39,7 @@ class OrderJudge(EmbeddedJudge):
     ) -> Fill:
         with self.lock:
             self.seen.append(answer)
+        time.sleep(0.5)  # a judge server takes seconds a round: both workers are busy at once
         return super().fill(rubric, round_id, answer, lang, checks, sents, snippets=snippets)
 
 
