@@ -54,11 +54,14 @@ def sampled_info(
     if k == 1:
         return info
     if isinstance(judge, Resamplable):
-        seeds = [judge.seed + i for i in range(k)]
         return info.model_copy(
-            update={"samples": k, "seeds": seeds, "seed": judge.seed, "temperature": temperature}
+            update={"samples": k, "seeds": _seeds(judge, k), "seed": judge.seed, "temperature": temperature}
         )
     return info.model_copy(update={"samples": k})
+
+
+def _seeds(judge: Resamplable, k: int) -> list[int]:
+    return [judge.seed + i for i in range(k)]
 
 
 def sample_judges(
@@ -67,16 +70,13 @@ def sample_judges(
     """The judge and provenance of each sample: seeds seed..seed+K-1 when the judge samples, else K times the same."""
     if not isinstance(judge, Resamplable):
         return [(judge, info)] * k
-    out: list[tuple[Judge, JudgeInfo]] = []
-    for i in range(k):
-        seed = judge.seed + i
-        out.append(
-            (
-                judge.resampled(seed, temperature),
-                info.model_copy(update={"seed": seed, "temperature": temperature}),
-            )
+    return [
+        (
+            judge.resampled(seed, temperature),
+            info.model_copy(update={"seed": seed, "temperature": temperature}),
         )
-    return out
+        for seed in _seeds(judge, k)
+    ]
 
 
 def grade_samples(

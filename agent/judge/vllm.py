@@ -10,8 +10,9 @@ where a retry can help; then the judge raises JudgeUnavailable and the caller fa
 embedded judge, flagged. A request byte-identical to one this judge already answered (or is
 answering) is not sent again: it gets that answer. vLLM on CPU is not batch-invariant (the same
 prompt can decode differently next to other requests), so without this an answer and the same
-answer with an injected paragraph cut (which the model sees as the same text) could score apart. Quotes are verified here against the text the model was shown (and again
-by the caller against the whole answer); a quote given for many keys at once counts for none.
+answer with an injected paragraph cut (which the model sees as the same text) could score apart.
+Quotes are verified here against the text the model was shown (and again by the caller against
+the whole answer); a quote given for many keys at once counts for none.
 
 Why parts, short keys and short quotes (measured with SmolLM2-135M on vLLM CPU, max-model-len 4,096,
 rubric of 32 to 61 keys a round): one request per round with {"covered": bool, "quote": ≤200 chars}
