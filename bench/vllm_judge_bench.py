@@ -6,8 +6,10 @@ Without --base-url it starts its own vLLM CPU server (`prepare_judge`, SmolLM2-1
 runtime's flags, plus VLLM_SERVER_DEV_MODE=1 for POST /reset_prefix_cache and --block-size when
 given) and stops it at the end. It grades 20 answers of eval/graded/answers.yaml (every other one
 in file order: all six rounds, both languages) through the real path (`assess_answer` with
-`VllmJudge`), first one at a time, then 4 and then 8 in flight (longest answers first, as
-`interview grade` sends the largest transcripts first), and reads the server's /metrics
+`VllmJudge`), first one request at a time, then at most 4 and then 8 requests in flight (as many
+answers at once, longest first as `interview grade` sends the largest transcripts first; each sends
+its round's parts together, and a part waits for a free slot: `VllmJudge.set_in_flight`; the JSON
+gives the mean and peak requests in flight of each batch), and reads the server's /metrics
 around each batch (deltas of vllm:prefix_cache_queries_total / _hits_total, prompt and generation
 tokens).
 
@@ -157,13 +159,17 @@ def static_share(
 
 @dataclass
 class Run:
-    concurrency: int
+    concurrency: int  # answers graded at once
+    in_flight: int  # most requests at the server at once
     seconds: float = 0.0
     metrics: dict[str, float] = field(default_factory=dict)
     stats: dict[str, int] = field(default_factory=dict)
     fallbacks: list[str] = field(default_factory=list)
     answers_seen_before: bool = False
     loadavg: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after the batch
+    spans: list[tuple[float, float]] = field(default_factory=list)  # per answer: start, end (s from t0)
+    peak_in_flight: int = 0  # most requests at the server at once (never above `concurrency`)
+    request_seconds: float = 0.0  # summed time requests spent at the server
 
     def as_dict(self, n: int) -> dict[str, Any]:
         q = self.metrics["vllm:prefix_cache_queries_total"]
@@ -171,6 +177,7 @@ class Run:
         req = self.stats.get("requests", 0)
         return {
             "concurrency": self.concurrency,
+            "max_requests_in_flight": self.in_flight,
             "seconds": round(self.seconds, 1),
             "answers_per_s": round(n / self.seconds, 4),
             "output_tokens": int(self.metrics["vllm:generation_tokens_total"]),
@@ -188,25 +195,54 @@ class Run:
             "fallback_reasons": self.fallbacks,
             "answers_seen_before": self.answers_seen_before,
             "loadavg_1min_before_after": [round(x, 2) for x in self.loadavg],
+            # requests at the server on average: below the concurrency where the batch left the
+            # server with fewer sequences than it may have (mostly its tail)
+            "peak_requests_in_flight": self.peak_in_flight,
+            "mean_requests_in_flight": round(self.request_seconds / self.seconds, 2)
+            if self.seconds
+            else None,
+            "mean_answers_in_flight": round(sum(e - s for s, e in self.spans) / self.seconds, 2)
+            if self.spans
+            else None,
+            "answer_spans_s": [[round(s, 1), round(e, 1)] for s, e in self.spans],
+            "answer_seconds_median": round(statistics.median(e - s for s, e in self.spans), 1)
+            if self.spans
+            else None,
         }
+
+
+#: requests in flight when one answer is graded alone with its parts together (a round has ≤ 4 parts)
+PARTS_TOGETHER = 4
+
+
+def label(concurrency: int, in_flight: int) -> str:
+    if concurrency == 1:
+        return "sequential" if in_flight == 1 else f"one answer at a time, parts together (≤ {in_flight})"
+    return f"concurrency {concurrency}"
 
 
 def run_batch(
     rubric: Rubric, judge: VllmJudge, info: JudgeInfo, answers: list[GradedAnswer], concurrency: int
-) -> tuple[list[RoundAssessment], float]:
-    def one(a: GradedAnswer) -> RoundAssessment:
-        return assess_answer(rubric, a.round, a.answer, a.language, judge=judge, info=info)
+) -> tuple[list[RoundAssessment], float, list[tuple[float, float]]]:
+    spans: dict[int, tuple[float, float]] = {}
+
+    def one(k: int) -> RoundAssessment:
+        a = answers[k]
+        start = time.perf_counter() - t0
+        r = assess_answer(rubric, a.round, a.answer, a.language, judge=judge, info=info)
+        spans[k] = (start, time.perf_counter() - t0)
+        return r
 
     t0 = time.perf_counter()
     if concurrency <= 1:
-        out = [one(a) for a in answers]
+        out = [one(k) for k in range(len(answers))]
     else:
         # longest first, as `interview grade` sends the largest transcripts first
         order = sorted(range(len(answers)), key=lambda k: -len(answers[k].answer))
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            done = dict(zip(order, pool.map(one, [answers[k] for k in order]), strict=True))
+            done = dict(zip(order, pool.map(one, order), strict=True))
         out = [done[k] for k in range(len(answers))]
-    return out, time.perf_counter() - t0
+    return out, time.perf_counter() - t0, [spans[k] for k in range(len(answers))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=20, help="answers per batch")
     ap.add_argument(
         "--concurrency", type=int, nargs="+", default=[4, 8], help="batches after the sequential one"
+    )
+    ap.add_argument(
+        "--no-parts-together",
+        action="store_true",
+        help="skip the batch that grades one answer at a time with its parts together (the app's latency)",
     )
     ap.add_argument("--block-size", type=int, default=None, help="own server only: vLLM --block-size")
     ap.add_argument("--timeout", type=float, default=1800.0, help="per request, seconds")
@@ -237,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"server ready in {time.monotonic() - t0:.0f} s: {server.base_url}", file=sys.stderr)
         base_url = server.base_url
     try:
-        judge = VllmJudge(base_url, timeout=args.timeout)
+        judge = VllmJudge(base_url, timeout=args.timeout, max_in_flight=1)
         info = judge.info(rubric)
         http = httpx.Client()
         root = judge.root_url
@@ -254,17 +295,25 @@ def main(argv: list[str] | None = None) -> int:
         share = static_share(http, judge, rubric, answers, block or 128)
 
         runs: list[Run] = []
-        for k, conc in enumerate([1, *args.concurrency]):
-            run = Run(conc, answers_seen_before=k > 0 and not can_reset)
+        # (answers at once, requests in flight): sequential; one answer at a time with its parts
+        # together, as the app grades one answer (its latency); then the concurrent batches
+        batches = [(1, 1), *([] if args.no_parts_together else [(1, PARTS_TOGETHER)])]
+        batches += [(c, c) for c in args.concurrency]
+        for k, (conc, flight) in enumerate(batches):
+            run = Run(conc, flight, answers_seen_before=k > 0 and not can_reset)
             if can_reset:
                 reset_prefix_cache(http, root)
             warm_prefixes(http, judge, rubric)
             judge.forget()  # the judge's own memo of identical requests: each batch is sent in full
+            judge.set_in_flight(flight)  # above 1, a round's parts go together
+            judge.in_flight.reset_stats()
             before_stats = Counter(judge.stats)
             before = read_metrics(http, root)
             load0 = os.getloadavg()[0]
-            results, run.seconds = run_batch(rubric, judge, info, answers, conc)
+            results, run.seconds, run.spans = run_batch(rubric, judge, info, answers, conc)
             run.loadavg = (load0, os.getloadavg()[0])
+            run.peak_in_flight = judge.in_flight.peak
+            run.request_seconds = judge.in_flight.busy_seconds
             after = read_metrics(http, root)
             run.metrics = {m: after[m] - before[m] for m in METRICS}
             run.stats = dict(Counter(judge.stats) - before_stats)
@@ -276,8 +325,8 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(run)
             d = run.as_dict(len(answers))
             print(
-                f"concurrency {conc}: {run.seconds:.0f} s, {d['answers_per_s']} answers/s, "
-                f"hit {d['prefix_cache_hit_rate']}, valid {d['valid_output_rate']}, fallbacks {d['fallbacks']}",
+                f"{label(conc, flight)}: {run.seconds:.0f} s, {d['answers_per_s']} answers/s, "
+                f"hit {d['prefix_cache_hit_rate']}, valid {d['valid_output_rate']}, fallbacks {d['fallbacks']}, requests in flight mean {d['mean_requests_in_flight']} peak {d['peak_requests_in_flight']}",
                 file=sys.stderr,
             )
     finally:
@@ -287,7 +336,16 @@ def main(argv: list[str] | None = None) -> int:
     n = len(answers)
     rows = [r.as_dict(n) for r in runs]
     seq = rows[0]["answers_per_s"]
-    ratios = {f"c{r['concurrency']}_vs_seq": round(r["answers_per_s"] / seq, 2) for r in rows[1:]}
+    ratios = {
+        f"c{r['concurrency']}_vs_seq": round(r["answers_per_s"] / seq, 2)
+        for r in rows[1:]
+        if r["concurrency"] > 1
+    }
+    latency = {
+        label(r["concurrency"], r["max_requests_in_flight"]): r["answer_seconds_median"]
+        for r in rows
+        if r["concurrency"] == 1
+    }
     q = sum(r["prefix_cache_queries"] for r in rows if not r["answers_seen_before"])
     h = sum(r["prefix_cache_hits"] for r in rows if not r["answers_seen_before"])
     hit = h / q if q else 0.0
@@ -320,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "runs": rows,
         "throughput_ratios": ratios,
+        "answer_seconds_median_one_at_a_time": latency,
         "prefix_cache_hit_rate": round(hit, 4),
         "static_prefix_share_single_request": share,
         "valid_output_rate": round(valid / req, 4) if req else None,
@@ -358,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         hr = r["prefix_cache_hit_rate"]
         vr = r["valid_output_rate"]
         print(
-            f"| {'sequential' if r['concurrency'] == 1 else 'concurrency ' + str(r['concurrency'])} "
+            f"| {label(r['concurrency'], r['max_requests_in_flight'])} "
             f"| {r['seconds']} | {r['answers_per_s']:.4f} | {x:.2f} | {r['output_tokens_per_s']} "
             f"| {hr:.1%} | {vr:.1%} | {r['fallbacks']} |"
             if hr is not None and vr is not None
@@ -370,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"c4 / sequential: {ratios.get('c4_vs_seq')} (goal ≥ {GOAL_C4_RATIO}); c8 / sequential: {ratios.get('c8_vs_seq')}"
+    )
+    print(
+        "median seconds an answer takes, graded alone: " + "; ".join(f"{k} {v} s" for k, v in latency.items())
     )
     print(f"valid output: {result['valid_output_rate']}; fallbacks: {result['fallbacks']} → {args.out}")
     return 0

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.evaluation import load_graded_set, run_eval
+from agent.judge.base import Judge
 from agent.rubric import load_rubric
 
 app = typer.Typer(help="Measure the judge on graded answers.", invoke_without_command=True)
@@ -70,8 +71,14 @@ def run(
         )
 
 
-def _concurrency(n: int, kind: str) -> int:
-    return n or (4 if kind == "vllm" else 1)
+def _concurrency(judge: Judge, n: int, kind: str) -> int:
+    """Answers at once (`n`, else 4 for vLLM and 1 otherwise); a vLLM judge then has at most as many
+    requests in flight."""
+    from agent.judge.factory import set_in_flight
+
+    workers = n or (4 if kind == "vllm" else 1)
+    set_in_flight(judge, workers)
+    return workers
 
 
 @app.command("calibrate")
@@ -87,7 +94,12 @@ def calibrate_cmd(
     ] = None,
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="grade K times and report the spread")] = 1,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=0, help="answers in flight (0: 4 for vLLM, else 1)")
+        int,
+        typer.Option(
+            "--concurrency",
+            min=0,
+            help="answers graded at once, and the most requests a vLLM judge has in flight (0: 4 for vLLM, else 1)",
+        ),
     ] = 0,
 ) -> None:
     """Judge vs human labels (graded set and override log): agreement, kappa, Spearman, pairs, flags."""
@@ -120,7 +132,7 @@ def calibrate_cmd(
         overrides_source=f"override log {log_path}",
         overrides_note=note,
         repeat=repeat,
-        concurrency=_concurrency(concurrency, info.kind),
+        concurrency=_concurrency(jd, concurrency, info.kind),
     )
     folder = out or data_dir() / "calibration"
     paths = write(rep, folder)
@@ -172,7 +184,12 @@ def probes_cmd(
     judge: Annotated[str, typer.Option("--judge", help="embedded, vllm or auto")] = "embedded",
     json_out: Annotated[Path | None, typer.Option("--json", help="also write the result as JSON")] = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=0, help="answers in flight (0: 4 for vLLM, else 1)")
+        int,
+        typer.Option(
+            "--concurrency",
+            min=0,
+            help="answers graded at once, and the most requests a vLLM judge has in flight (0: 4 for vLLM, else 1)",
+        ),
     ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="list every failing case")] = False,
 ) -> None:
@@ -192,7 +209,9 @@ def probes_cmd(
     jd, info, why = make_judge(judge, rubric)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
-    rep = run_probes(rubric, gs, ts, judge=jd, info=info, concurrency=_concurrency(concurrency, info.kind))
+    rep = run_probes(
+        rubric, gs, ts, judge=jd, info=info, concurrency=_concurrency(jd, concurrency, info.kind)
+    )
     t = Table(title=f"bias probes · judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("probe", "passes when", "pass rate"):
         t.add_column(col)

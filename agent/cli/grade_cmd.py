@@ -37,7 +37,12 @@ def grade(
     fmt: Annotated[Format, typer.Option("--format", help="json or md")] = Format.json,
     judge: Annotated[JudgeKind, typer.Option("--judge", help="embedded, vllm or auto")] = JudgeKind.auto,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=0, help="transcripts in flight (0: 8 for vLLM)")
+        int,
+        typer.Option(
+            "--concurrency",
+            min=0,
+            help="transcripts graded at once, and the most requests a vLLM judge has in flight (0: 8 for vLLM)",
+        ),
     ] = 0,
     no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
     snippets: Annotated[
@@ -71,7 +76,7 @@ def grade(
     except RubricError as e:
         err.print(f"[red]rubric error:[/] {e}")
         raise typer.Exit(2) from e
-    from agent.judge.factory import make_judge
+    from agent.judge.factory import make_judge, set_in_flight
 
     jd, info, why = make_judge(judge.value, rubric, holistic=not no_holistic)
     if why:
@@ -103,6 +108,7 @@ def grade(
         if sources.note:
             err.print(f"[yellow]sources:[/] {sources.note}")
     workers = concurrency or (8 if info.kind == "vllm" else 1)
+    set_in_flight(jd, workers)
 
     def emit(o: Outcome) -> None:
         if o.error:

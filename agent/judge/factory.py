@@ -10,11 +10,23 @@ from agent.judge.embedded import EmbeddedJudge
 from agent.report import JudgeInfo
 from agent.rubric.loader import Rubric
 
+#: requests a vLLM judge sends at once unless the command says otherwise: every part of one round
+#: (at most 4), so one answer in the app is graded in about the time of its longest part
+DEFAULT_IN_FLIGHT = 4
+
 
 def make_judge(
-    kind: str, rubric: Rubric, *, base_url: str | None = None, model: str | None = None, holistic: bool = True
+    kind: str,
+    rubric: Rubric,
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    holistic: bool = True,
+    in_flight: int = DEFAULT_IN_FLIGHT,
 ) -> tuple[Judge, JudgeInfo, str | None]:
     """The judge, its provenance, and a sentence for the user when it is not what they asked for.
+
+    `in_flight`: most requests a vLLM judge has at the server at once (`set_in_flight` for a batch).
 
     `vllm` that cannot be reached gives the embedded judge with `fallback` set: every report says so.
     `auto` uses vLLM when JUDGE_BASE_URL answers, else the embedded judge (not a fallback: a choice).
@@ -37,9 +49,18 @@ def make_judge(
             served and Path(served).expanduser().is_dir()
         ):  # serve.sh's JUDGE_MODEL is a folder: ask the server
             served = None
-        vj = VllmJudge(url, served, holistic=holistic)
+        vj = VllmJudge(url, served, holistic=holistic, max_in_flight=in_flight)
     except JudgeUnavailable as e:
         if kind == "vllm":
             return embedded, info.model_copy(update={"fallback": True, "fallback_reason": str(e)}), str(e)
         return embedded, info, f"{e}: the embedded judge scores"
     return vj, vj.info(rubric), None
+
+
+def set_in_flight(judge: Judge, n: int) -> None:
+    """A batch of `n` in flight: a vLLM judge then has at most `n` requests at the server at once
+    (a round's parts count one each); other judges have no server and are left as they are."""
+    from agent.judge.vllm import VllmJudge
+
+    if isinstance(judge, VllmJudge):
+        judge.set_in_flight(n)

@@ -14,6 +14,13 @@ answer with an injected paragraph cut (which the model sees as the same text) co
 Quotes are verified here against the text the model was shown (and again by the caller against
 the whole answer); a quote given for many keys at once counts for none.
 
+Requests in flight: a judge sends at most `max_in_flight` requests at once (shared by its resampled
+copies). Above one, a round's parts go out together and wait for a free slot, so a batch keeps the
+server's batch full down to its last few requests instead of its last few answers (a batch of
+answers in flight, each sending its parts one after another, leaves the server with fewer
+sequences than slots while the longest answers finish), and one answer in the app is graded in
+about the time of its longest part. At one, parts go in order, one request at a time.
+
 Why parts, short keys and short quotes (measured with SmolLM2-135M on vLLM CPU, max-model-len 4,096,
 rubric of 32 to 61 keys a round): one request per round with {"covered": bool, "quote": ≤200 chars}
 per id asked for `max_tokens` above the context (HTTP 400 for three rounds); where it fitted, the
@@ -30,9 +37,10 @@ import hashlib
 import json
 import math
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlparse
@@ -180,6 +188,58 @@ def model_view(answer: str, sents: Sequence[Sentence]) -> str:
     return "".join(out)
 
 
+class InFlight:
+    """At most `limit` requests at once (a counting gate whose limit may change between batches).
+
+    It also keeps the most requests that were in flight at once (`peak`) and the request-seconds
+    spent in flight (`busy_seconds`: divided by a batch's wall time, the mean requests in flight).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._cv = threading.Condition()
+        self._busy = 0
+        self._since = time.monotonic()
+        self.limit = _checked_limit(limit)
+        self.peak = 0
+        self.busy_seconds = 0.0
+
+    def set_limit(self, limit: int) -> None:
+        with self._cv:
+            self.limit = _checked_limit(limit)
+            self._cv.notify_all()
+
+    def reset_stats(self) -> None:
+        with self._cv:
+            self._tick()
+            self.peak = self._busy
+            self.busy_seconds = 0.0
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        self.busy_seconds += self._busy * (now - self._since)
+        self._since = now
+
+    def __enter__(self) -> InFlight:
+        with self._cv:
+            self._cv.wait_for(lambda: self._busy < self.limit)
+            self._tick()
+            self._busy += 1
+            self.peak = max(self.peak, self._busy)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cv:
+            self._tick()
+            self._busy -= 1
+            self._cv.notify()
+
+
+def _checked_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"requests in flight must be a whole number ≥ 1, got {limit!r}")
+    return limit
+
+
 class VllmJudge:
     """Judge client. `fill` raises JudgeUnavailable on any failure; it never returns a silent default."""
 
@@ -196,8 +256,11 @@ class VllmJudge:
         temperature: float = 0.0,
         holistic: bool = True,
         api_key: str = "EMPTY",
+        max_in_flight: int = 1,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        #: requests at the server at once (see the module docstring); `set_in_flight` changes it
+        self.in_flight = InFlight(max_in_flight)
         self.timeout = timeout
         self.retries = retries
         self.seed = seed
@@ -274,6 +337,14 @@ class VllmJudge:
         other.temperature = temperature
         return other
 
+    @property
+    def max_in_flight(self) -> int:
+        return self.in_flight.limit
+
+    def set_in_flight(self, n: int) -> None:
+        """At most `n` requests at once from this judge and its resampled copies (n ≥ 1)."""
+        self.in_flight.set_limit(n)
+
     def forget(self) -> None:
         """Drop the answers kept for identical requests (benchmarks: the next batch is sent in full)."""
         with self._memo_lock:
@@ -349,9 +420,19 @@ class VllmJudge:
     ) -> Fill:
         del lang  # the prompt is the same for both languages (prompt.JUDGE_LANG)
         seen = model_view(answer, sents)
+        bodies = self.request_bodies(rubric, round_id, seen, checks, snippets)
+
+        def ask(pb: tuple[Part, dict[str, Any]]) -> dict[str, Any]:
+            return self._ask_once(pb[1], part_model(rubric, round_id, pb[0]), pb[0])
+
+        if self.max_in_flight > 1 and len(bodies) > 1:
+            # all parts at once (each waits for a slot); the first failure, in part order, is raised
+            with ThreadPoolExecutor(max_workers=len(bodies), thread_name_prefix="judge-part") as pool:
+                answers = list(pool.map(ask, bodies))
+        else:
+            answers = [ask(pb) for pb in bodies]  # stops at the first failure: later parts are not sent
         merged: dict[str, Any] = {g: {} for g in GROUPS}
-        for part, body in self.request_bodies(rubric, round_id, seen, checks, snippets):
-            data = self._ask_once(body, part_model(rubric, round_id, part), part)
+        for data in answers:
             for g in GROUPS:
                 merged[g].update(data.get(g) or {})
             if "holistic" in data:
@@ -365,7 +446,8 @@ class VllmJudge:
         for _attempt in range(1 + self.retries):
             self._count("requests")
             try:
-                r = self._http.post(f"{self.base_url}/chat/completions", json=body)
+                with self.in_flight:
+                    r = self._http.post(f"{self.base_url}/chat/completions", json=body)
             except httpx.TimeoutException as e:
                 self._count("timeout")
                 last = f"{where}: timed out after {self.timeout:g} s ({type(e).__name__})"
