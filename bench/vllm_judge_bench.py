@@ -49,6 +49,7 @@ from agent.evaluation import GradedAnswer, load_graded_set
 from agent.judge.assessment import assess_answer
 from agent.judge.checklist import Checks
 from agent.judge.checks import injected, run_checks
+from agent.judge.factory import DEFAULT_IN_FLIGHT
 from agent.judge.matching import sentences
 from agent.judge.runtime import JudgeServer, prepare_judge
 from agent.judge.vllm import VllmJudge, model_view, parts_of
@@ -211,10 +212,6 @@ class Run:
         }
 
 
-#: requests in flight when one answer is graded alone with its parts together (a round has ≤ 4 parts)
-PARTS_TOGETHER = 4
-
-
 def label(concurrency: int, in_flight: int) -> str:
     if concurrency == 1:
         return "sequential" if in_flight == 1 else f"one answer at a time, parts together (≤ {in_flight})"
@@ -297,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         runs: list[Run] = []
         # (answers at once, requests in flight): sequential; one answer at a time with its parts
         # together, as the app grades one answer (its latency); then the concurrent batches
-        batches = [(1, 1), *([] if args.no_parts_together else [(1, PARTS_TOGETHER)])]
+        batches = [(1, 1), *([] if args.no_parts_together else [(1, DEFAULT_IN_FLIGHT)])]
         batches += [(c, c) for c in args.concurrency]
         for k, (conc, flight) in enumerate(batches):
             run = Run(conc, flight, answers_seen_before=k > 0 and not can_reset)
