@@ -169,7 +169,7 @@ class Run:
     answers_seen_before: bool = False
     loadavg: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after the batch
     spans: list[tuple[float, float]] = field(default_factory=list)  # per answer: start, end (s from t0)
-    peak_in_flight: int = 0  # most requests at the server at once (never above `concurrency`)
+    peak_in_flight: int = 0  # most requests at the server at once (never above `in_flight`)
     request_seconds: float = 0.0  # summed time requests spent at the server
 
     def as_dict(self, n: int) -> dict[str, Any]:
@@ -196,8 +196,8 @@ class Run:
             "fallback_reasons": self.fallbacks,
             "answers_seen_before": self.answers_seen_before,
             "loadavg_1min_before_after": [round(x, 2) for x in self.loadavg],
-            # requests at the server on average: below the concurrency where the batch left the
-            # server with fewer sequences than it may have (mostly its tail)
+            # requests at the server on average: below max_requests_in_flight where the batch left
+            # the server with fewer sequences than it may have (mostly its tail)
             "peak_requests_in_flight": self.peak_in_flight,
             "mean_requests_in_flight": round(self.request_seconds / self.seconds, 2)
             if self.seconds
