@@ -1,4 +1,10 @@
-"""Export the override log as CSV or JSON Lines (one row per override, the log's own columns)."""
+"""Export the override log as CSV or JSON Lines (one row per override, the log's own columns).
+
+CSV is opened in spreadsheets, which run a cell that begins with `=`, `+`, `-` or `@` (or a tab or
+carriage return before one) as a formula: such text cells get a single quote in front (the usual
+escape; the quote shows in a text editor). Lines end with CRLF (RFC 4180), so a carriage return inside a
+cell is quoted like a line feed and never splits a row. JSON Lines is data, written as it is.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +15,22 @@ from collections.abc import Iterable
 
 from agent.overrides.log import COLUMNS, Override
 
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """`value` safe for a spreadsheet: a text starting like a formula gets a leading single quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_LEADS):
+        return "'" + value
+    return value
+
 
 def to_csv(rows: Iterable[Override]) -> str:
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
     w.writeheader()
     for r in rows:
-        w.writerow(r.model_dump())
+        w.writerow({k: csv_cell(v) for k, v in r.model_dump().items()})
     return buf.getvalue()
 
 

