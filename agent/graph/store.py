@@ -2,7 +2,7 @@
 
 One file holds LangGraph's SQLite checkpointer (one `thread_id` per session: the session id) and a
 small session index (id, plan, mode, language, status, owner, created/updated) that lists sessions
-without loading every checkpoint.
+without loading every checkpoint. The file and its -wal/-shm are owner-only (0600).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from agent.config import data_dir
+from agent.config import data_dir, private_sqlite
 from agent.graph.errors import SessionError, SessionStoreError
 from agent.graph.interview import Graph, build
 
@@ -82,6 +82,7 @@ class Store:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite(path)
             conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S)
             conn.execute("PRAGMA journal_mode=WAL")
             self.saver = SqliteSaver(conn)

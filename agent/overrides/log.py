@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from agent import config
+from agent.config import private_sqlite
 from agent.rubric.model import Dimension, RoundId
 
 LOG_FILE = "overrides.sqlite"
@@ -129,6 +130,7 @@ class OverrideLog:
 
     @contextmanager
     def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        private_sqlite(self.path, create=write)
         uri = f"{self.path.resolve().as_uri()}?mode={'rwc' if write else 'ro'}"
         try:
             with closing(sqlite3.connect(uri, uri=True, timeout=self.timeout_s)) as conn:

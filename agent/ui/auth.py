@@ -78,6 +78,7 @@ def load_users(env: Mapping[str, str] | None = None, path: Path | None = None) -
             users[name] = secret
     path = path or users_path()
     if path.is_file():
+        config.owner_only(path)
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip() and not line.lstrip().startswith("#"):
                 name, secret = _parse(line, f"{path}:{n}")
