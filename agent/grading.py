@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.judge import capacity
+from agent.judge.answer import Answer
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Judge
 from agent.judge.checks import PathChecker
@@ -39,7 +40,7 @@ def grade_transcript(
             assess_answer(
                 rubric,
                 r.round,
-                r.candidate_text(),
+                Answer.of_pairs(r.answer_turns()),
                 t.language,
                 judge=judge,
                 info=info,

@@ -41,6 +41,17 @@ class TranscriptRound(BaseModel):
         """Every candidate turn of the round, in order, one paragraph each."""
         return "\n\n".join(t.text.strip() for t in self.turns if t.role == "candidate" and t.text.strip())
 
+    def answer_turns(self) -> list[tuple[str, str]]:
+        """Each non-empty candidate turn as (the interviewer's question before it, the answer)."""
+        out: list[tuple[str, str]] = []
+        question = ""
+        for t in self.turns:
+            if t.role == "interviewer":
+                question = t.text.strip()
+            elif t.text.strip():
+                out.append((question, t.text.strip()))
+        return out
+
     def duration_s(self) -> float | None:
         times = [t.at_s for t in self.turns if t.at_s is not None]
         return max(times) - min(times) if len(times) >= 2 else None

@@ -3,7 +3,7 @@
 Run: .venv/bin/python bench/graph_bench.py [--repeat 3] [--sessions 8]
 
 Each repeat starts `--sessions` sessions per round (all six rounds, English and Chinese answers from
-eval/graded/answers.yaml, split in two halves) in a fresh data dir, and times `agent.graph.answer`
+eval/graded/dev/answers.yaml, split in two halves) in a fresh data dir, and times `agent.graph.answer`
 for both halves: the call that records the answer (checkpointed in SQLite), assesses the round so
 far and returns the next question (a listed follow-up, a given input, or the next round). Co-pilot
 sessions are timed the same way (answer → the suggested follow-ups, no source index). The figures are

@@ -1,7 +1,7 @@
 """Embedded-judge throughput: answers assessed per second on this machine (goal >= 50/s).
 
 Run: .venv/bin/python bench/judge_bench.py [--repeat 5]
-Answers come from the graded set (eval/graded/answers.yaml); the figure is the median of repeats.
+Answers come from the graded set (eval/graded/dev/answers.yaml); the figure is the median of repeats.
 """
 
 from __future__ import annotations

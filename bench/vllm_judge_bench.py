@@ -4,7 +4,7 @@ Run: python bench/vllm_judge_bench.py [--base-url http://127.0.0.1:8000/v1] [--b
 
 Without --base-url it starts its own vLLM CPU server (`prepare_judge`, SmolLM2-135M, the
 runtime's flags, plus VLLM_SERVER_DEV_MODE=1 for POST /reset_prefix_cache and --block-size when
-given) and stops it at the end. It grades 20 answers of eval/graded/answers.yaml (every other one
+given) and stops it at the end. It grades 20 answers of eval/graded/dev/answers.yaml (every other one
 in file order: all six rounds, both languages) through the real path (`assess_answer` with
 `VllmJudge`), first one request at a time, then at most 4 and then 8 requests in flight (as many
 answers at once, longest first as `interview grade` sends the largest transcripts first; each sends
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "answers": {
             "n": n,
-            "selection": "every other answer of eval/graded/answers.yaml in file order; the same 20 in every batch",
+            "selection": "every other answer of eval/graded/dev/answers.yaml in file order; the same 20 in every batch",
             "ids": [a.id for a in answers],
             "rounds": dict(Counter(a.round for a in answers)),
             "languages": dict(Counter(a.language for a in answers)),

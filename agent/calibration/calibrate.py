@@ -1,7 +1,7 @@
 """The judge against human labels: the graded set in eval/ and the override log.
 
 Labels
-- Graded set (`eval/graded/answers.yaml`): a person gave each dimension an inclusive range
+- Graded set (`eval/graded/dev/answers.yaml`): a person gave each dimension an inclusive range
   [lo, hi]. Agreement treats the range as the label: *exact* = the judge's score lies in [lo, hi];
   *±1* = it lies in [lo - 1, hi + 1]. Kappa and Spearman need one number per item: the range
   midpoint ((lo + hi) / 2, so [4, 5] gives 4.5). Pairs (better, worse) give pair-order accuracy on
@@ -339,7 +339,7 @@ def calibrate(
     judge: Judge | None = None,
     info: JudgeInfo | None = None,
     overrides: Sequence[Override] = (),
-    graded_source: str = "eval/graded/answers.yaml",
+    graded_source: str = "eval/graded/dev/answers.yaml",
     overrides_source: str = "override log",
     overrides_note: str | None = None,
     repeat: int = 1,

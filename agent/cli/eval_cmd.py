@@ -10,64 +10,125 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agent.evaluation import load_graded_set, run_eval
+from agent.evaluation import SPLITS, EvalResult, GradedSet, load_graded_set, run_eval
 from agent.judge.base import Judge
 from agent.rubric import load_rubric
 
 app = typer.Typer(help="Measure the judge on graded answers.", invoke_without_command=True)
 
 
+def _row_values(res: EvalResult) -> dict[str, str]:
+    tiers = res.in_range_by_tier
+    flags_p = "—" if res.flag_precision_mean is None else f"{res.flag_precision_mean:.1%}"
+    flags_r = "—" if res.flag_recall_mean is None else f"{res.flag_recall_mean:.1%}"
+    return {
+        "answers": str(res.n_answers),
+        "dimension scores in range": f"{res.dims_in_range:.1%}",
+        "  balanced over strong / medium / weak": "—"
+        if res.in_range_balanced is None
+        else f"{res.in_range_balanced:.1%}",
+        "  strong": f"{tiers['strong'].fmt()} of {tiers['strong'].n}",
+        "  medium": f"{tiers['medium'].fmt()} of {tiers['medium'].n}",
+        "  weak, wrong, stripped, injected": f"{tiers['weak'].fmt()} of {tiers['weak'].n}",
+        "answers with all five in range": f"{res.answers_all_in_range:.1%}",
+        "pair order (better > worse total)": f"{res.pair_order:.1%} of {res.n_pairs}",
+        "stripped / wrong copies below their original": f"{res.copies_below.fmt()} of {res.copies_below.n}",
+        "flag precision, mean over kinds": flags_p,
+        "flag recall, mean over kinds": flags_r,
+        "flags raised that must not be": str(res.false_flags),
+        "strong answers capped by an unlabelled gate": str(len(res.strong_capped_unlabelled)),
+        "injections flagged, no score raised": f"{res.injection_not_raised:.1%} of {res.n_injections}",
+        "assessments that fell back": str(res.fallbacks),
+    }
+
+
 @app.callback()
 def run(
     ctx: typer.Context,
-    graded: Annotated[Path | None, typer.Option("--set", help="graded answer set (YAML)")] = None,
+    graded: Annotated[
+        Path | None, typer.Option("--set", help="one graded set (file or folder) instead of dev and test")
+    ] = None,
+    split: Annotated[
+        str, typer.Option("--split", help="dev, test or both (the frozen test split is what figures quote)")
+    ] = "both",
     judge: Annotated[str, typer.Option("--judge", help="embedded, vllm or auto")] = "embedded",
     json_out: Annotated[
         Path | None, typer.Option("--json", help="also write the full result as JSON")
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="list every answer out of range")] = False,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=0,
+            help="the most requests a vLLM judge has in flight (0: 4 for vLLM, else 1)",
+        ),
+    ] = 0,
 ) -> None:
-    """Within-range %, pair-order %, flag recall and the injection outcome."""
+    """Dev and test side by side: in-range % (balanced over tiers), pair order, copies below their
+    original, flag precision and recall per kind, the injection outcome."""
     if ctx.invoked_subcommand is not None:
         return
     from agent.judge.factory import make_judge
 
     con = Console()
+    err = Console(stderr=True)
     rubric = load_rubric()
-    gs = load_graded_set(graded)
+    names: list[str] = [str(graded)] if graded else (["dev", "test"] if split == "both" else [split])
+    if not graded and any(n not in SPLITS for n in names):
+        err.print(f"[red]error:[/] --split must be dev, test or both (got {split!r})")
+        raise typer.Exit(2)
+    sets: dict[str, GradedSet] = {}
+    try:
+        for n in names:
+            sets[n] = load_graded_set(graded) if graded else load_graded_set(split=n)  # type: ignore[arg-type]
+    except ValueError as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from e
     jd, info, why = make_judge(judge, rubric)
     if why:
-        Console(stderr=True).print(f"[yellow]judge:[/] {why}")
-    res = run_eval(rubric, gs, judge=jd, info=info)
-    t = Table(title=f"judge {info.kind}:{info.model} · {rubric.version} · {res.n_answers} answers")
+        err.print(f"[yellow]judge:[/] {why}")
+    if info.kind == "vllm":
+        _concurrency(jd, concurrency, info.kind)
+    results = {n: run_eval(rubric, gs, judge=jd, info=info) for n, gs in sets.items()}
+    t = Table(title=f"judge {info.kind}:{info.model} · {rubric.version}")
     t.add_column("measure")
-    t.add_column("value", justify="right")
-    t.add_column("of")
-    t.add_row(
-        "dimension scores within expected range", f"{res.dims_in_range:.1%}", f"{res.n_answers * 5} scores"
-    )
-    t.add_row("answers with all five in range", f"{res.answers_all_in_range:.1%}", f"{res.n_answers} answers")
-    t.add_row("pair order (better > worse total)", f"{res.pair_order:.1%}", f"{res.n_pairs} pairs")
-    t.add_row("flag recall", f"{res.flag_recall:.1%}", f"{res.n_expected_flags} expected flags")
-    t.add_row("flags raised that must not be", str(res.false_flags), "")
-    t.add_row(
-        "injections flagged and not raising any score",
-        f"{res.injection_not_raised:.1%}",
-        f"{res.n_injections} injected answers",
-    )
+    for n in results:
+        t.add_column(n, justify="right")
+    rows = {n: _row_values(r) for n, r in results.items()}
+    for key in next(iter(rows.values())):
+        t.add_row(key, *(rows[n][key] for n in results))
     con.print(t)
+    f = Table(title="flags per kind: precision (of raised flags a label speaks about) / recall")
+    f.add_column("flag")
+    for n in results:
+        f.add_column(n, justify="right")
+    kinds = sorted({x.flag for r in results.values() for x in r.flags})
+    for k in kinds:
+        cells = []
+        for r in results.values():
+            x = next((y for y in r.flags if y.flag == k), None)
+            cells.append(
+                "—" if x is None else f"{x.precision.fmt()} of {x.precision.n} / {x.recall.fmt()} of {x.recall.n}"
+            )
+        f.add_row(k, *cells)
+    con.print(f)
     if verbose:
-        for it in res.items:
-            if it.out_of_range or it.missing_flags or it.wrong_flags:
-                con.print(
-                    f"{it.id}: scores {it.scores} out={ {d: v[0] for d, v in it.out_of_range.items()} } "
-                    f"missing_flags={it.missing_flags} wrong_flags={it.wrong_flags}"
-                )
-        for f in res.pair_failures:
-            con.print(f"pair: {f}")
+        for n, res in results.items():
+            con.print(f"[bold]{n}[/]")
+            for it in res.items:
+                if it.out_of_range or it.missing_flags or it.wrong_flags:
+                    con.print(
+                        f"{it.id}: scores {it.scores} out={ {d: v[0] for d, v in it.out_of_range.items()} } "
+                        f"missing_flags={it.missing_flags} wrong_flags={it.wrong_flags}",
+                        markup=False,
+                    )
+            for line in [*res.pair_failures, *res.copy_failures, *res.strong_capped_unlabelled]:
+                con.print(f"  {line}", markup=False)
     if json_out:
         json_out.write_text(
-            json.dumps(res.model_dump(mode="json"), ensure_ascii=False, indent=2), encoding="utf-8"
+            json.dumps({n: r.model_dump(mode="json") for n, r in results.items()}, ensure_ascii=False, indent=2),
+            encoding="utf-8",
         )
 
 
@@ -128,7 +189,7 @@ def calibrate_cmd(
         judge=jd,
         info=info,
         overrides=rows,
-        graded_source=str(graded or "eval/graded/answers.yaml"),
+        graded_source=str(graded or "eval/graded/dev/answers.yaml"),
         overrides_source=f"override log {log_path}",
         overrides_note=note,
         repeat=repeat,

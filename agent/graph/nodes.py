@@ -26,6 +26,7 @@ from agent.graph.state import (
     Suggestion,
 )
 from agent.judge import capacity
+from agent.judge.answer import Answer
 from agent.judge.assessment import assess_answer
 from agent.judge.matching import match_cues, sentences
 from agent.judge.scoring import risks_and_actions
@@ -58,7 +59,7 @@ def assess_round(ctx: GraphContext, tr: TranscriptRound, lang: Lang) -> RoundAss
     return assess_answer(
         ctx.rubric,
         tr.round,
-        tr.candidate_text(),
+        Answer.of_pairs(tr.answer_turns()),
         lang,
         judge=ctx.judge,
         info=ctx.info,
@@ -74,7 +75,7 @@ def assessment_key(ctx: GraphContext, tr: TranscriptRound) -> str:
         ctx.info.kind,
         ctx.info.model,
         str(tr.variant_seed),
-        tr.candidate_text(),
+        *(f"{q}\0{a}" for q, a in tr.answer_turns()),
     ):
         h.update(part.encode())
         h.update(b"\0")

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.judge import capacity
+from agent.judge.answer import Answer
 from agent.judge.base import Fill, Judge, JudgeUnavailable
 from agent.judge.checklist import Checklist
 from agent.judge.checks import PathChecker, injected, run_checks
 from agent.judge.embedded import EmbeddedJudge
-from agent.judge.matching import quote_in, sentences
+from agent.judge.matching import quote_in
 from agent.judge.scoring import score_round
 from agent.judge.sources import Sources, prompt_text, refs
 from agent.report import JudgeInfo, RoundAssessment
@@ -44,10 +45,17 @@ def verify(fill: Fill, answer: str) -> Fill:
     return Fill(items=items, strong=strong, weak=weak, holistic=fill.holistic)
 
 
+def given_text(rubric: Rubric, round_id: RoundId, params: capacity.CapacityParams | None) -> str:
+    """The round's prompt in both languages (a fresh round-3 variant's own when one was asked)."""
+    if round_id == "capacity" and params is not None:
+        return " ".join(f"{v:g}" for v in params.model_dump().values() if isinstance(v, (int, float)))
+    return " ".join(rubric.round(round_id).prompt.get(lang) for lang in ("zh", "en"))
+
+
 def assess_answer(
     rubric: Rubric,
     round_id: RoundId,
-    answer: str,
+    answer: str | Answer,
     lang: Lang,
     *,
     judge: Judge | None = None,
@@ -58,13 +66,17 @@ def assess_answer(
 ) -> RoundAssessment:
     """Assess one round's answer. A judge that fails falls back to the embedded judge, flagged.
 
+    `answer` is the round's text, or an `Answer` with each turn and the question it replies to.
+
     With `sources`, snippets of the pinned vLLM source go to the judge and into the assessment,
     and cited `file.py:Symbol` paths are checked against the index's symbols.
     """
     judge = judge or EmbeddedJudge()
     info = info or JudgeInfo(kind="embedded", model=judge.model, rubric_version=rubric.version)
-    all_sents = sentences(answer)
-    inj = {s.idx for s in injected(all_sents, rubric.lexicon, answer)}
+    whole = Answer.of(answer)
+    text = whole.text
+    all_sents = list(whole.sents)
+    inj = {s.idx for s in injected(all_sents, rubric.lexicon, text)}
     clean = [s for s in all_sents if s.idx not in inj]
     found: list[Snippet] = []
     if sources is not None:
@@ -77,20 +89,21 @@ def assess_answer(
     common = {e.id: e.cues for e in rubric.common.evidence}
     checks = run_checks(
         round_id,
-        answer,
+        text,
         rubric.lexicon,
         path_checker=path_checker,
         capacity_params=capacity_params,
         sents=all_sents,
         failure_cues=common.get(hp.get("failure_item", "")),
         rollback_cues=common.get(hp.get("rollback_item", "")),
+        given_text=given_text(rubric, round_id, capacity_params),
     )
     try:
-        fill = judge.fill(rubric, round_id, answer, lang, checks, clean, snippets=prompt_text(found))
+        fill = judge.fill(rubric, round_id, text, lang, checks, clean, snippets=prompt_text(found))
     except JudgeUnavailable as e:
-        fill = EmbeddedJudge().fill(rubric, round_id, answer, lang, checks, clean)
+        fill = EmbeddedJudge().fill(rubric, round_id, text, lang, checks, clean)
         info = info.model_copy(update={"fallback": True, "fallback_reason": str(e)[:300]})
-    fill = verify(fill, answer)
+    fill = verify(fill, text)
     checklist = Checklist(
         round=round_id,
         language=lang,

@@ -49,17 +49,39 @@ def _unit_after(text: str, end: int, units: Sequence[str]) -> bool:
     return any(tail.lstrip().startswith(u.strip()) or tail.startswith(u) for u in units)
 
 
-def numbers(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[NumberFinding]:
-    """Quantities (numbers with a unit) and the label their sentence (or the one before) gives them."""
+def _value(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def given_values(text: str) -> frozenset[float]:
+    """The numbers a question states: an answer that repeats one is quoting what was given."""
+    return frozenset(_value(m.group(0)) for m in _NUMBER.finditer(text))
+
+
+def numbers(
+    sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
+) -> list[NumberFinding]:
+    """Quantities (numbers with a unit) and the label their sentence (or the one before) gives them.
+
+    A number the question states (`given`, or the question of the sentence's own turn) is labelled
+    given: the labelling rule is about the candidate's own numbers, not the ones it was handed.
+    """
     labels: dict[str, list[str]] = lex["number_labels"]
     out: list[NumberFinding] = []
+    asked: dict[str, frozenset[float]] = {}
     for k, s in enumerate(sents):
         prev = sents[k - 1].lower if k > 0 else ""
+        if s.question not in asked:
+            asked[s.question] = given_values(s.question)
         for m in _NUMBER.finditer(s.text):
             if not _unit_after(s.text, m.end(), lex["quantity_units"]):
                 continue
-            if float(m.group(0).replace(",", "")) in (1.0, 2.0):
+            v = _value(m.group(0))
+            if v in (1.0, 2.0):
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
+            if v in given or v in asked[s.question]:
+                out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
+                continue
             label = None
             for name in ("observed", "estimated", "given", "derived"):
                 if any_term(s.lower, labels[name]) or any_term(prev, labels[name]):
@@ -150,8 +172,10 @@ def run_checks(
     sents: Sequence[Sentence] | None = None,
     failure_cues: Cues | None = None,
     rollback_cues: Cues | None = None,
+    given_text: str = "",
 ) -> Checks:
-    """All deterministic checks of one round's answer."""
+    """All deterministic checks of one round's answer (`given_text`: the round's prompt, whose numbers
+    are given)."""
     all_sents = list(sents) if sents is not None else sentences(answer)
     inj = injected(all_sents, lex, answer)
     inj_ids = {s.idx for s in inj}
@@ -166,7 +190,7 @@ def run_checks(
         rollback_cues is not None and match_cues(rollback_cues, answer, clean).found
     )
 
-    nums = numbers(clean, lex)
+    nums = numbers(clean, lex, given_values(given_text))
     paths: list[PathFinding] = []
     cited = cited_paths(" ".join(s.text for s in clean))
     if cited:
@@ -179,7 +203,7 @@ def run_checks(
         fabricated=fabricated(clean, lex),
         injection=[s.text for s in inj],
         paths=paths,
-        happy_path_only=not (failure or rollback),
+        happy_path_only=not (failure or rollback or any_term(lower, lex.get("boundary_caveats", []))),
         mutation_before_evidence=mutation_before_evidence(clean, lex) if round_id == "incident" else None,
         no_alternative=round_id in lex.get("alternative_required_in", [])
         and not any_term(lower, lex["alternative"]),

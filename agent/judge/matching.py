@@ -23,24 +23,32 @@ class Sentence:
     end: int
     text: str
     lower: str
+    turn: int = 0
+    """Which answer of the round the sentence belongs to (a cue window never spans two)."""
+    question: str = ""
+    """The question that answer replies to, lowercased: it may supply an item's subject."""
 
 
-def sentences(text: str) -> list[Sentence]:
-    """Split an answer into sentences with their character spans (decimals and paths stay whole)."""
+def sentences(
+    text: str, *, start: int = 0, end: int | None = None, turn: int = 0, question: str = "", first_idx: int = 0
+) -> list[Sentence]:
+    """Split `text[start:end]` into sentences with their spans in `text` (decimals and paths stay whole)."""
     out: list[Sentence] = []
-    pos = 0
-    for piece in _SPLIT.split(text):
+    pos = start
+    stop = len(text) if end is None else end
+    q = question.lower()
+    for piece in _SPLIT.split(text[start:stop]):
         if piece is None:
             continue
-        start, end = pos, pos + len(piece)
-        pos = end
+        a, b = pos, pos + len(piece)
+        pos = b
         stripped = piece.strip()
         if not stripped:
             continue
         lead = len(piece) - len(piece.lstrip())
-        s = start + lead
+        s = a + lead
         e = s + len(stripped)
-        out.append(Sentence(len(out), s, e, text[s:e], text[s:e].lower()))
+        out.append(Sentence(first_idx + len(out), s, e, text[s:e], text[s:e].lower(), turn, q))
     return out
 
 
@@ -96,17 +104,32 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
     """Best window of up to `window` consecutive sentences by the number of cue groups it matches.
 
     The quote is the window's verbatim slice of `text`. Ties go to the earliest, shortest window.
-    A window never spans a sentence missing from `sents` (e.g. one dropped as an injection).
+    A window never spans a sentence missing from `sents` (e.g. one dropped as an injection), nor
+    two answers. An answer is read with its question: when the window itself matches at least one
+    group, the question it replies to may supply one more (the subject a follow-up answer leaves
+    unsaid: "No, smaller ones waste less tail memory" to "Is a smaller block size always better?").
     """
     groups = [compile_terms(tuple(g)) for g in cues.groups]
     per_sentence = [[any(t.search(s.lower) for t in g) for g in groups] for s in sents]
+    asked: dict[str, list[bool]] = {}
+    for s in sents:
+        if s.question and s.question not in asked:
+            asked[s.question] = [any(t.search(s.question) for t in g) for g in groups]
     best = CueMatch(0, cues.required, None)
     for i in range(len(sents)):
         for w in range(1, window + 1):
             j = i + w
-            if j > len(sents) or sents[j - 1].idx - sents[i].idx != w - 1:
+            if (
+                j > len(sents)
+                or sents[j - 1].idx - sents[i].idx != w - 1
+                or sents[j - 1].turn != sents[i].turn
+            ):
                 break
-            hits = sum(1 for k in range(len(groups)) if any(per_sentence[m][k] for m in range(i, j)))
+            own = [any(per_sentence[m][k] for m in range(i, j)) for k in range(len(groups))]
+            hits = sum(own)
+            q = asked.get(sents[i].question)
+            if q is not None and hits and len(groups) > 1 and any(q[k] and not own[k] for k in range(len(groups))):
+                hits += 1
             if hits > best.matched:
                 best = CueMatch(hits, cues.required, text[sents[i].start : sents[j - 1].end], sents[i].start)
             if best.matched == len(groups):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -70,4 +71,20 @@ def test_probes_prints_each_pass_rate(small_set_file: Path, tmp_path: Path) -> N
 def test_plain_eval_still_runs(small_set_file: Path) -> None:
     res = runner.invoke(app, ["eval", "--set", str(small_set_file)])
     assert res.exit_code == 0, res.output
-    assert "pair order" in res.output and "7 answers" in res.output
+    assert "pair order" in res.output
+    assert re.search(r"│ answers\s+│\s+7 │", res.output), res.output
+
+
+def test_eval_reports_dev_and_test_side_by_side() -> None:
+    res = runner.invoke(app, ["eval", "--split", "both"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    header = next(line for line in res.output.splitlines() if "measure" in line)
+    assert "dev" in header and "test" in header
+    for row in ("balanced over strong / medium / weak", "copies below their original", "flag precision"):
+        assert row in res.output
+
+
+def test_eval_refuses_an_unknown_split() -> None:
+    res = runner.invoke(app, ["eval", "--split", "train"])
+    assert res.exit_code == 2
+    assert "--split must be dev, test or both" in res.output

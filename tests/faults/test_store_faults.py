@@ -179,7 +179,7 @@ def test_calibration_reads_around_an_unusable_override_log(data_dir: Path, tmp_p
 
     (data_dir / "overrides.sqlite").write_bytes(b"not sqlite\x00" * 300)
     small = tmp_path / "set.yaml"
-    src = Path(__file__).resolve().parents[2] / "eval" / "graded" / "answers.yaml"
+    src = Path(__file__).resolve().parents[2] / "eval" / "graded" / "dev" / "answers.yaml"
     import yaml
 
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
