@@ -1,17 +1,22 @@
-"""`interview override list|export`: read the append-only override log."""
+"""`interview override list|export|verify|add`: read, check and (for scripts) write the override log."""
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from agent.overrides import Override, OverrideLog, OverrideLogError, to_csv, to_jsonl
+from agent.overrides import NewOverride, Override, OverrideLog, OverrideLogError, to_csv, to_jsonl
+from agent.overrides.log import Verification
+from agent.report import Report
+from agent.rubric.model import DIMENSIONS, ROUND_IDS
 
 app = typer.Typer(help="The append-only log of human score overrides.", no_args_is_help=True)
 
@@ -19,6 +24,7 @@ LogOpt = Annotated[
     Path | None, typer.Option("--log", help="the log file (default: <data dir>/overrides.sqlite)")
 ]
 IdOpt = Annotated[str | None, typer.Option("--id", help="only overrides of this transcript or session")]
+INTEGRITY_COLUMN = "log_integrity"
 
 
 class Format(StrEnum):
@@ -26,12 +32,35 @@ class Format(StrEnum):
     jsonl = "jsonl"
 
 
+def _fail(message: str, code: int) -> typer.Exit:
+    Console(stderr=True).print(f"[red]error:[/] {message}", markup=True, highlight=False)
+    return typer.Exit(code)
+
+
 def _rows(log: Path | None, transcript_id: str | None, limit: int | None = None) -> list[Override]:
     try:
         return OverrideLog(log).rows(transcript_id, limit=limit)
     except OverrideLogError as e:
-        Console(stderr=True).print(f"[red]error:[/] {e}")
-        raise typer.Exit(1) from e
+        raise _fail(str(e), 1) from e
+
+
+def _verified(log: Path | None) -> Verification:
+    try:
+        return OverrideLog(log).verify()
+    except OverrideLogError as e:
+        raise _fail(str(e), 1) from e
+
+
+def _warn(v: Verification, what: str) -> str | None:
+    """A warning on stderr when the log fails verification; the mark for the export (None when intact)."""
+    if v.ok:
+        return None
+    first = v.problems[0]
+    sys.stderr.write(
+        f"WARNING: the override log {v.path} failed verification ({first}); {what}. "
+        "Run `interview override verify` for every problem.\n"
+    )
+    return f"FAILED verification: {first}"
 
 
 @app.command("list")
@@ -43,6 +72,7 @@ def list_(
 ) -> None:
     """Overrides, oldest first: what was changed, from which judge score to which human score, by whom, why."""
     rows = _rows(log, transcript_id, limit)
+    _warn(_verified(log), "these rows may not be what was written")
     if as_json:
         sys.stdout.write(to_jsonl(rows))
         return
@@ -72,11 +102,105 @@ def export(
     log: LogOpt = None,
     transcript_id: IdOpt = None,
 ) -> None:
-    """Every override row with all its columns (rubric version, judge model and kind included)."""
+    """Every override row with all its columns (rubric version, judge model and kind included).
+
+    When the log fails `verify`, a warning goes to stderr and every exported row carries a
+    `log_integrity` column (CSV) or key (JSON Lines) that says so."""
     rows = _rows(log, transcript_id)
-    text = to_csv(rows) if fmt is Format.csv else to_jsonl(rows)
+    mark = _warn(_verified(log), f"the export is marked (column {INTEGRITY_COLUMN})")
+    extra = {INTEGRITY_COLUMN: mark} if mark else None
+    text = to_csv(rows, extra=extra) if fmt is Format.csv else to_jsonl(rows, extra=extra)
     if out:
         out.write_text(text, encoding="utf-8")
         Console(stderr=True).print(f"{len(rows)} overrides written to {out}")
     else:
         sys.stdout.write(text)
+
+
+def _anchor(value: str | None) -> tuple[int, str] | None:
+    if value is None:
+        return None
+    row, sep, digest = value.partition(":")
+    if not sep or not row.isdigit() or len(digest) != 64:
+        raise typer.BadParameter("expected ID:HASH (a row id and its 64-hex row hash, as `verify` prints)")
+    return int(row), digest.lower()
+
+
+@app.command("verify")
+def verify(
+    log: LogOpt = None,
+    anchor: Annotated[
+        str | None,
+        typer.Option(
+            "--anchor",
+            help="ID:HASH, a head printed by an earlier verify and kept elsewhere: that row must still "
+            "have that hash (catches a log rewritten and re-hashed)",
+        ),
+    ] = None,
+    migrate: Annotated[
+        bool, typer.Option("--migrate", help="first hash a log written before the hash chain (once)")
+    ] = False,
+) -> None:
+    """Check the hash chain and the triggers. Exit 0 when intact; 1 naming the first row where the chain
+    breaks and what is wrong (changed, missing, inserted, backdated; triggers missing); 2 unreadable."""
+    anchored = _anchor(anchor)
+    ol = OverrideLog(log)
+    try:
+        if migrate:
+            ol.migrate()
+        v = ol.verify(anchor=anchored)
+    except OverrideLogError as e:
+        raise _fail(str(e), 2) from e
+    sys.stdout.write("\n".join(v.lines()) + "\n")
+    raise typer.Exit(0 if v.ok else 1)
+
+
+@app.command("add")
+def add(
+    report: Annotated[Path, typer.Option("--report", help="the graded report (JSON) the override is of")],
+    round_id: Annotated[str, typer.Option("--round", help="the round, e.g. capacity")],
+    dimension: Annotated[str, typer.Option("--dimension", help="accuracy, evidence, tradeoffs, ...")],
+    score: Annotated[int, typer.Option("--score", min=1, max=5, help="the human score, 1-5")],
+    reason: Annotated[str, typer.Option("--reason", help="why (required)")],
+    reviewer: Annotated[str, typer.Option("--reviewer", help="who (required)")],
+    log: LogOpt = None,
+) -> None:
+    """Write one override (for scripts). The judge score, rubric version and judge come from the report;
+    the time from the log. Prints the row as JSON."""
+    try:
+        rep = Report.model_validate_json(report.read_bytes())
+    except OSError as e:
+        raise _fail(f"cannot read the report {report}: {e.strerror or e}", 2) from e
+    except ValidationError as e:
+        raise _fail(f"{report} is not a graded report: {e.errors()[0]['msg']}", 2) from e
+    ra = next((r for r in rep.rounds if r.round == round_id), None)
+    if ra is None:
+        have = ", ".join(r.round for r in rep.rounds) or "none"
+        known = "" if round_id in ROUND_IDS else f" (rounds are {', '.join(ROUND_IDS)})"
+        raise _fail(f"the report {rep.id} has no round {round_id}{known}; it has: {have}", 2)
+    if dimension not in ra.scores:
+        raise _fail(f"no dimension {dimension} in round {round_id} (dimensions: {', '.join(DIMENSIONS)})", 2)
+    info = ra.judge or rep.judge
+    try:
+        new = NewOverride.model_validate(
+            {
+                "transcript_id": rep.id,
+                "round": ra.round,
+                "dimension": dimension,
+                "judge_score": ra.scores[dimension],
+                "human_score": score,
+                "reason": reason,
+                "reviewer": reviewer,
+                "rubric_version": info.rubric_version,
+                "judge_model": info.model,
+                "judge_kind": info.kind,
+            }
+        )
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise _fail(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}", 2) from e
+    try:
+        row = OverrideLog(log).append(new)
+    except OverrideLogError as e:
+        raise _fail(str(e), 1) from e
+    sys.stdout.write(json.dumps(row.model_dump(), ensure_ascii=False) + "\n")

@@ -1,8 +1,18 @@
-"""The append-only log of human score overrides, and the effective scores it yields."""
+"""The append-only, hash-chained log of human score overrides, and the effective scores it yields."""
 
 from agent.overrides.effective import EffectiveScore, effective_scores, effective_totals
 from agent.overrides.export import to_csv, to_jsonl
-from agent.overrides.log import COLUMNS, NewOverride, Override, OverrideLog, OverrideLogError, default_path
+from agent.overrides.log import (
+    COLUMNS,
+    NewOverride,
+    Override,
+    OverrideLog,
+    OverrideLogError,
+    Problem,
+    Verification,
+    chain_hash,
+    default_path,
+)
 
 __all__ = [
     "COLUMNS",
@@ -11,6 +21,9 @@ __all__ = [
     "Override",
     "OverrideLog",
     "OverrideLogError",
+    "Problem",
+    "Verification",
+    "chain_hash",
     "default_path",
     "effective_scores",
     "effective_totals",

@@ -25,16 +25,20 @@ def csv_cell(value: object) -> object:
     return value
 
 
-def to_csv(rows: Iterable[Override]) -> str:
+def to_csv(rows: Iterable[Override], *, extra: dict[str, str] | None = None) -> str:
+    """`extra`: columns after the log's own, with the same value in every row (e.g. `log_integrity`)."""
+    extra = extra or {}
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
+    w = csv.DictWriter(buf, fieldnames=[*COLUMNS, *extra], lineterminator="\r\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: csv_cell(v) for k, v in r.model_dump().items()})
+        w.writerow({k: csv_cell(v) for k, v in {**r.model_dump(), **extra}.items()})
     return buf.getvalue()
 
 
-def to_jsonl(rows: Iterable[Override]) -> str:
+def to_jsonl(rows: Iterable[Override], *, extra: dict[str, str] | None = None) -> str:
+    extra = extra or {}
     return "".join(
-        json.dumps({c: r.model_dump()[c] for c in COLUMNS}, ensure_ascii=False) + "\n" for r in rows
+        json.dumps({**{c: r.model_dump()[c] for c in COLUMNS}, **extra}, ensure_ascii=False) + "\n"
+        for r in rows
     )

@@ -1,21 +1,40 @@
-"""The override log: every human correction of a judge's score, in SQLite, append-only.
+"""The override log: every human correction of a judge's score, in SQLite, append-only and tamper-evident.
 
-Triggers in the database refuse UPDATE and DELETE, so a correction is corrected only by a later
-row (the latest row for a round and dimension wins, see `effective_scores`). A log that cannot
-be written (locked by another process, read-only file or folder) raises `OverrideLogError` with
-a message that says so and carries the row that was not written; nothing already in the log is
-touched.
+A correction is corrected only by a later row (the latest row for a round and dimension wins, see
+`effective_scores`). What protects the rows:
+
+- Triggers refuse UPDATE, DELETE, an INSERT that reuses an existing id (so `INSERT OR REPLACE`, which
+  would delete the old row without firing the DELETE trigger, is refused too), an INSERT without the
+  hash chain and an INSERT dated before the last row.
+- A hash chain: each row stores `prev_hash` (the previous row's `row_hash`; 64 zeros for the first) and
+  `row_hash` = SHA-256 of the canonical JSON of its columns and `prev_hash` (`chain_hash`). `created_at`
+  is set by the log from its clock and never goes backwards.
+- `verify()` (`interview override verify`) walks the chain and names the first row that breaks it, and
+  how: changed, missing (deleted), inserted, backdated; and missing or altered triggers. An anchor (a
+  row id and its hash, kept elsewhere) also catches a log rewritten and re-hashed from that row on.
+
+Anyone who can write the file can drop the triggers; the chain makes what they then change visible to
+`verify`, unless they rewrite and re-hash every row after the change: only an anchor kept outside the
+file catches that. A log written before the chain existed is hashed once, in order, on its next write
+(or `verify --migrate`); the migration is recorded, and those rows are evidence from then on only.
+
+A log that cannot be written (locked by another process, read-only file or folder) raises
+`OverrideLogError` with a message that says so and carries the row that was not written; nothing
+already in the log is touched.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -25,8 +44,10 @@ from agent.rubric.model import Dimension, RoundId
 
 LOG_FILE = "overrides.sqlite"
 BUSY_TIMEOUT_S = 5.0
+GENESIS = "0" * 64
+"""The `prev_hash` of the first row."""
 
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS overrides (
     id              INTEGER PRIMARY KEY AUTOINCREMENT,
     transcript_id   TEXT    NOT NULL CHECK (length(transcript_id) BETWEEN 1 AND 200),
@@ -40,14 +61,42 @@ CREATE TABLE IF NOT EXISTS overrides (
     created_at      TEXT    NOT NULL,
     rubric_version  TEXT    NOT NULL,
     judge_model     TEXT    NOT NULL,
-    judge_kind      TEXT    NOT NULL
+    judge_kind      TEXT    NOT NULL,
+    prev_hash       TEXT,
+    row_hash        TEXT
 );
 CREATE INDEX IF NOT EXISTS overrides_target ON overrides (transcript_id, round, dimension, id);
-CREATE TRIGGER IF NOT EXISTS overrides_no_update BEFORE UPDATE ON overrides
-BEGIN SELECT RAISE(ABORT, 'the override log is append-only: UPDATE is refused'); END;
-CREATE TRIGGER IF NOT EXISTS overrides_no_delete BEFORE DELETE ON overrides
-BEGIN SELECT RAISE(ABORT, 'the override log is append-only: DELETE is refused'); END;
+CREATE TABLE IF NOT EXISTS overrides_meta (
+    key        TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
 """
+_NO_UPDATE = """CREATE TRIGGER IF NOT EXISTS overrides_no_update BEFORE UPDATE ON overrides
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: UPDATE is refused'); END;"""
+TRIGGERS: dict[str, str] = {
+    "overrides_no_update": _NO_UPDATE,
+    "overrides_no_delete": """CREATE TRIGGER IF NOT EXISTS overrides_no_delete BEFORE DELETE ON overrides
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: DELETE is refused'); END;""",
+    "overrides_no_replace": """CREATE TRIGGER IF NOT EXISTS overrides_no_replace BEFORE INSERT ON overrides
+WHEN EXISTS (SELECT 1 FROM overrides WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: a row with this id exists (REPLACE is refused)'); END;""",
+    "overrides_chain": f"""CREATE TRIGGER IF NOT EXISTS overrides_chain BEFORE INSERT ON overrides
+WHEN NEW.row_hash IS NULL OR length(NEW.row_hash) != 64
+  OR NEW.prev_hash IS NOT coalesce((SELECT row_hash FROM overrides ORDER BY id DESC LIMIT 1), '{GENESIS}')
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: a row must continue the hash chain'); END;""",
+    "overrides_time": """CREATE TRIGGER IF NOT EXISTS overrides_time BEFORE INSERT ON overrides
+WHEN NEW.created_at < (SELECT created_at FROM overrides ORDER BY id DESC LIMIT 1)
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: created_at must not go backwards'); END;""",
+    "overrides_meta_no_update": """CREATE TRIGGER IF NOT EXISTS overrides_meta_no_update BEFORE UPDATE ON overrides_meta
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: UPDATE is refused'); END;""",
+    "overrides_meta_no_delete": """CREATE TRIGGER IF NOT EXISTS overrides_meta_no_delete BEFORE DELETE ON overrides_meta
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: DELETE is refused'); END;""",
+    "overrides_meta_no_replace": """CREATE TRIGGER IF NOT EXISTS overrides_meta_no_replace BEFORE INSERT ON overrides_meta
+WHEN EXISTS (SELECT 1 FROM overrides_meta WHERE key = NEW.key)
+BEGIN SELECT RAISE(ABORT, 'the override log is append-only: REPLACE is refused'); END;""",
+}
+"""Every trigger the log needs, by name: `verify` finds one missing or altered."""
 
 COLUMNS: tuple[str, ...] = (
     "id",
@@ -121,45 +170,243 @@ def _explain(e: sqlite3.Error, path: Path, waited_s: float) -> str:
     return f"the override log {path}: {e}"
 
 
-class OverrideLog:
-    """The append-only log at `path` (default `<data dir>/overrides.sqlite`), created on first write."""
+def _now() -> datetime:
+    return datetime.now(UTC)
 
-    def __init__(self, path: Path | None = None, *, timeout_s: float = BUSY_TIMEOUT_S) -> None:
+
+def _stamp(t: datetime) -> str:
+    return t.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def chain_hash(row: Mapping[str, Any] | sqlite3.Row, prev_hash: str) -> str:
+    """SHA-256 (hex) of the canonical JSON (sorted keys, no spaces, UTF-8) of the row's `COLUMNS` and
+    `prev_hash`: the `row_hash` of a row whose predecessor's `row_hash` is `prev_hash`."""
+    doc = {c: row[c] for c in COLUMNS}
+    doc["prev_hash"] = prev_hash
+    text = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _statements(script: str) -> list[str]:
+    return [x.strip() for x in script.split(";") if x.strip()]
+
+
+def _norm_sql(text: str) -> str:
+    text = re.sub(r"\s+", " ", text.replace("IF NOT EXISTS ", "")).strip()
+    return text.removesuffix(";").strip()
+
+
+ProblemKind = Literal["changed", "missing", "inserted", "backdated", "triggers", "anchor", "unchained"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What `verify` found wrong, and the row it concerns (None: the log as a whole)."""
+
+    kind: ProblemKind
+    detail: str
+    row: int | None = None
+
+    def __str__(self) -> str:
+        return f"{f'row {self.row}: ' if self.row is not None else ''}{self.kind}: {self.detail}"
+
+
+@dataclass
+class Verification:
+    """The result of `OverrideLog.verify`: intact when there is no problem."""
+
+    path: Path
+    rows: int = 0
+    head: tuple[int, str] | None = None
+    """the last row's id and `row_hash`: keep it elsewhere and pass it back as an anchor."""
+    migrated: dict[str, Any] | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        out = [f"override log {self.path}"]
+        if self.ok:
+            out.append(f"intact: {self.rows} rows, hash chain and triggers as written by the log")
+        else:
+            out.append(f"FAILED: {len(self.problems)} problem(s); the first is where the chain breaks")
+            out += [f"  {p}" for p in self.problems]
+        if self.head:
+            out.append(f"head: row {self.head[0]} {self.head[1]}")
+        if self.migrated and self.migrated.get("rows"):
+            m = self.migrated
+            out.append(
+                f"note: rows {m['first_id']}-{m['last_id']} were hashed when the log was migrated on {m['at']}; "
+                "before then they were protected by the triggers only"
+            )
+        return out
+
+
+def _span(first: int, last: int) -> str:
+    return f"row {first} is missing" if first == last else f"rows {first}-{last} are missing"
+
+
+def _walk(rows: list[sqlite3.Row], migrated_last_id: int) -> Problem | None:
+    """The first row where the chain breaks, and how."""
+    prev_id, prev_hash, prev_at = 0, GENESIS, ""
+    for r in rows:
+        rid = int(r["id"])
+        gone = _span(prev_id + 1, rid - 1)
+        if r["row_hash"] is None or r["prev_hash"] is None:
+            return Problem("inserted", "this row has no hash: it was written around the log, not by it", rid)
+        if chain_hash(r, r["prev_hash"]) != r["row_hash"]:
+            return Problem(
+                "changed", "its contents no longer match its hash: it was changed after it was written", rid
+            )
+        if r["prev_hash"] != prev_hash:
+            if rid != prev_id + 1:
+                return Problem(
+                    "missing",
+                    f"{gone} (deleted): row {rid} was chained to a row that is not there",
+                    prev_id + 1,
+                )
+            after = f"row {prev_id}" if prev_id else "the start of the log"
+            return Problem(
+                "inserted",
+                f"this row does not continue the chain after {after}: it was inserted, replaced or moved",
+                rid,
+            )
+        if rid != prev_id + 1:
+            return Problem("missing", f"{gone} (deleted) and the chain was re-made over the gap", prev_id + 1)
+        if rid > migrated_last_id and str(r["created_at"]) < prev_at:
+            return Problem(
+                "backdated",
+                f"dated {r['created_at']}, before row {prev_id} ({prev_at}): rows were backdated or reordered",
+                rid,
+            )
+        prev_id, prev_hash, prev_at = rid, str(r["row_hash"]), str(r["created_at"])
+    return None
+
+
+class OverrideLog:
+    """The append-only log at `path` (default `<data dir>/overrides.sqlite`), created on first write.
+
+    `clock`: where `created_at` comes from (UTC now; tests pass their own). The caller of `append`
+    cannot set it."""
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        timeout_s: float = BUSY_TIMEOUT_S,
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
         self.path = path or default_path()
         self.timeout_s = timeout_s
+        self.clock = clock
 
     @contextmanager
     def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """A connection; for `write`, inside one IMMEDIATE transaction (committed when the block ends)
+        on a log whose tables and triggers are in place and whose rows are hashed."""
         private_sqlite(self.path, create=write)
         uri = f"{self.path.resolve().as_uri()}?mode={'rwc' if write else 'ro'}"
         try:
-            with closing(sqlite3.connect(uri, uri=True, timeout=self.timeout_s)) as conn:
+            with closing(
+                sqlite3.connect(uri, uri=True, timeout=self.timeout_s, isolation_level=None)
+            ) as conn:
                 conn.row_factory = sqlite3.Row
-                if write:
-                    conn.executescript(_SCHEMA)
-                yield conn
+                if not write:
+                    yield conn
+                    return
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self._prepare(conn)
+                    yield conn
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
         except sqlite3.Error as e:
             raise OverrideLogError(_explain(e, self.path, self.timeout_s)) from e
 
-    def append(self, new: NewOverride, *, now: datetime | None = None) -> Override:
-        """Write one row; on failure nothing is written and the error carries the row as JSON."""
-        created = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
-        values = new.model_dump()
-        row = {**values, "created_at": created}
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        for stmt in _statements(_TABLES):
+            conn.execute(stmt)
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(overrides)")}
+        if "row_hash" not in columns:
+            self._migrate(conn)
+        for create in TRIGGERS.values():
+            conn.execute(create)
+        if conn.execute("SELECT 1 FROM overrides_meta WHERE key = 'chain'").fetchone() is None:
+            conn.execute(
+                "INSERT INTO overrides_meta (key, value, created_at) VALUES ('chain', ?, ?)",
+                ("sha256 over canonical JSON of the row's columns and prev_hash, v1", _stamp(self.clock())),
+            )
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        """Hash a log written before the chain: every row in id order, once, recorded in overrides_meta."""
+        conn.execute("ALTER TABLE overrides ADD COLUMN prev_hash TEXT")
+        conn.execute("ALTER TABLE overrides ADD COLUMN row_hash TEXT")
+        conn.execute("DROP TRIGGER IF EXISTS overrides_no_update")  # inside this transaction only
+        prev, ids = GENESIS, []
+        for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM overrides ORDER BY id").fetchall():
+            h = chain_hash(r, prev)
+            conn.execute("UPDATE overrides SET prev_hash = ?, row_hash = ? WHERE id = ?", (prev, h, r["id"]))
+            prev = h
+            ids.append(int(r["id"]))
+        conn.execute(TRIGGERS["overrides_no_update"])
+        record = {
+            "at": _stamp(self.clock()),
+            "rows": len(ids),
+            "first_id": ids[0] if ids else None,
+            "last_id": ids[-1] if ids else None,
+            "head": prev,
+        }
+        conn.execute(
+            "INSERT INTO overrides_meta (key, value, created_at) VALUES ('migrated', ?, ?)",
+            (json.dumps(record), record["at"]),
+        )
+
+    def migrate(self) -> None:
+        """Create the log, or hash a log written before the chain existed; a no-op on a hashed log."""
         try:
-            with self._connect(write=True) as conn, conn:
-                cur = conn.execute(
-                    f"INSERT INTO overrides ({', '.join(COLUMNS[1:])}) "
-                    f"VALUES ({', '.join('?' for _ in COLUMNS[1:])})",
-                    [row[c] for c in COLUMNS[1:]],
+            with self._connect(write=True):
+                pass
+        except OverrideLogError as e:
+            raise OverrideLogError(f"{e}. The log was NOT migrated") from e
+
+    def append(self, new: NewOverride) -> Override:
+        """Write one row, dated and chained by the log; on failure nothing is written and the error
+        carries the row as JSON."""
+        values = new.model_dump()
+        try:
+            with self._connect(write=True) as conn:
+                last = conn.execute(
+                    "SELECT id, created_at, row_hash FROM overrides ORDER BY id DESC LIMIT 1"
+                ).fetchone()
+                seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'overrides'").fetchone()
+                row_id = max(int(seq[0]) if seq else 0, int(last["id"]) if last else 0) + 1
+                created = _stamp(self.clock())
+                if last is not None and str(last["created_at"]) > created:
+                    created = str(last["created_at"])  # the clock went back: time in the log does not
+                prev = str(last["row_hash"]) if last is not None else GENESIS
+                row = {**values, "id": row_id, "created_at": created}
+                h = chain_hash(row, prev)
+                conn.execute(
+                    f"INSERT INTO overrides ({', '.join(COLUMNS)}, prev_hash, row_hash) "
+                    f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?, ?)",
+                    [*(row[c] for c in COLUMNS), prev, h],
                 )
-                row_id = cur.lastrowid
+                kept = conn.execute("SELECT 1 FROM overrides WHERE id = ? AND row_hash = ?", (row_id, h))
+                if kept.fetchone() is None:  # a trigger added around the log swallowed it
+                    raise OverrideLogError(
+                        f"the override log {self.path} did not keep the row (a trigger that is not the "
+                        "log's ignored it); run `interview override verify`"
+                    )
         except (OverrideLogError, sqlite3.Error) as e:
             text = str(e) if isinstance(e, OverrideLogError) else _explain(e, self.path, self.timeout_s)
             raise OverrideLogError(
                 f"{text}. The override was NOT saved: {json.dumps(values, ensure_ascii=False)}"
             ) from e
-        assert row_id is not None
         return Override(id=row_id, created_at=created, **values)
 
     def rows(self, transcript_id: str | None = None, *, limit: int | None = None) -> list[Override]:
@@ -183,3 +430,79 @@ class OverrideLog:
                     return []
                 raise
             return [Override.model_validate(dict(r)) for r in cur.fetchall()]
+
+    def verify(self, *, anchor: tuple[int, str] | None = None) -> Verification:
+        """Walk the hash chain and check the triggers (read only). `anchor`: a row id and the `row_hash`
+        it had when its head was kept elsewhere; the row must still be there with that hash."""
+        v = Verification(self.path)
+        if self.path.exists():
+            with self._connect(write=False) as conn:
+                self._check(conn, v)
+        if anchor is not None:
+            aid, ahash = anchor
+            if v.head is None or aid > v.head[0] or not self._has(aid, ahash):
+                v.problems.append(
+                    Problem(
+                        "anchor", f"the anchor {aid}:{ahash[:12]}… is not in the log: it was rewritten", aid
+                    )
+                )
+        return v
+
+    def _has(self, row_id: int, row_hash: str) -> bool:
+        with self._connect(write=False) as conn:
+            r = conn.execute("SELECT row_hash FROM overrides WHERE id = ?", (row_id,)).fetchone()
+        return r is not None and r[0] == row_hash
+
+    @staticmethod
+    def _check(conn: sqlite3.Connection, v: Verification) -> None:
+        tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "overrides" not in tables:
+            return
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(overrides)")}
+        rows = conn.execute("SELECT * FROM overrides ORDER BY id").fetchall()
+        v.rows = len(rows)
+        if "row_hash" not in columns:
+            v.problems.append(
+                Problem(
+                    "unchained",
+                    f"the log predates the hash chain: its {len(rows)} rows have no hash, so a change to them "
+                    "cannot be seen; the next write (or `interview override verify --migrate`) hashes them",
+                )
+            )
+            return
+        if rows:
+            v.head = (int(rows[-1]["id"]), str(rows[-1]["row_hash"]))
+        if "overrides_meta" in tables:
+            m = conn.execute("SELECT value FROM overrides_meta WHERE key = 'migrated'").fetchone()
+            v.migrated = json.loads(m[0]) if m else None
+        broken = _walk(rows, int((v.migrated or {}).get("last_id") or 0))
+        if broken:
+            v.problems.append(broken)
+        seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'overrides'").fetchone()
+        last_id = int(rows[-1]["id"]) if rows else 0
+        if seq and int(seq[0]) > last_id:
+            v.problems.append(
+                Problem(
+                    "missing",
+                    f"{_span(last_id + 1, int(seq[0]))} (deleted from the end): the log had numbered rows "
+                    f"up to {seq[0]}",
+                    last_id + 1,
+                )
+            )
+        found = {
+            str(r[0]): str(r[1])
+            for r in conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                "AND tbl_name IN ('overrides', 'overrides_meta')"
+            )
+        }
+        missing = [n for n in TRIGGERS if n not in found]
+        altered = [n for n in TRIGGERS if n in found and _norm_sql(found[n]) != _norm_sql(TRIGGERS[n])]
+        extra = [n for n in found if n not in TRIGGERS]
+        for names, what in (
+            (missing, "missing (dropped): the log could be rewritten while they were gone"),
+            (altered, "altered: they no longer refuse what they should"),
+            (extra, "not the log's own: they may swallow or change rows"),
+        ):
+            if names:
+                v.problems.append(Problem("triggers", f"trigger(s) {', '.join(names)} {what}"))
