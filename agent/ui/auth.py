@@ -6,6 +6,12 @@ address it requires a login: users come from `INTERVIEW_USERS` ("name:password,n
 and/or `<data dir>/users.txt` (one `name:secret` a line, the secret a password or a
 `pbkdf2_sha256$ITERATIONS$SALT$HEX` hash as written by `python -m agent.ui --add-user NAME`);
 the signed-in name is then the owner of sessions and the reviewer of overrides.
+
+Logins are throttled (`LoginThrottle`): after 5 failures for a user name, or from an address, each
+further failure locks that name or address for twice as long as the last (1 s, 2 s, 4 s, ... at most
+5 minutes); while locked a login is refused unchecked with HTTP 429 and "try again in N s". A lock
+always ends, the right password then works, and a success clears the name's count. The address is
+the TCP peer's (behind a reverse proxy: the proxy's; X-Forwarded-For is not trusted).
 """
 
 from __future__ import annotations
@@ -13,10 +19,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import math
 import os
 import secrets
-from collections.abc import Callable, Mapping
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from fastapi import HTTPException
 
 from agent import config
 
@@ -99,13 +114,133 @@ def add_user(name: str, password: str, path: Path | None = None) -> Path:
     return path
 
 
-def make_auth(users: Mapping[str, str]) -> Callable[[str, str], bool]:
+client_address: ContextVar[str] = ContextVar("client_address", default="unknown")
+"""The peer address of the HTTP request being served (set by `ClientAddressMiddleware`)."""
+
+
+class ClientAddressMiddleware:
+    """ASGI middleware: keeps each HTTP request's peer address in `client_address` for the login check
+    (Gradio calls the auth function with the name and password only)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        peer = scope.get("client")
+        token = client_address.set(str(peer[0]) if peer else "unknown")
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            client_address.reset(token)
+
+
+class LoginThrottled(HTTPException):
+    """A login refused unchecked: too many recent failures for the name or from the address (HTTP 429)."""
+
+    def __init__(self, retry_after_s: float) -> None:
+        self.retry_after_s = retry_after_s
+        seconds = max(1, math.ceil(retry_after_s))
+        super().__init__(
+            status_code=429,
+            detail=f"Too many failed sign-ins for this user or from this address: try again in {seconds} s.",
+            headers={"Retry-After": str(seconds)},
+        )
+
+
+@dataclass
+class _Failures:
+    count: int = 0
+    locked_until: float = 0.0
+    last: float = 0.0
+
+
+class LoginThrottle:
+    """Backoff on failed logins, per key ("user:NAME", "addr:ADDRESS").
+
+    The first `free_failures` failures of a key cost nothing; from then on each failure locks the key
+    for `base_delay_s * 2**(failures - free_failures)`, at most `max_delay_s`. A locked key's logins
+    are refused without checking the password (and do not count). A key with no failure for
+    `forget_after_s` (and no lock) starts again from zero. `clock`: seconds, monotonic (tests pass
+    their own, nothing sleeps). At most `max_keys` keys are kept (the least recently failed go)."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        free_failures: int = 5,
+        base_delay_s: float = 1.0,
+        max_delay_s: float = 300.0,
+        forget_after_s: float = 3600.0,
+        max_keys: int = 10_000,
+    ) -> None:
+        self.clock = clock
+        self.free_failures = free_failures
+        self.base_delay_s = base_delay_s
+        self.max_delay_s = max_delay_s
+        self.forget_after_s = forget_after_s
+        self.max_keys = max_keys
+        self._keys: OrderedDict[str, _Failures] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _get(self, key: str, now: float) -> _Failures | None:
+        f = self._keys.get(key)
+        if f is not None and now >= f.locked_until and now - f.last > self.forget_after_s:
+            del self._keys[key]
+            return None
+        return f
+
+    def wait_s(self, keys: Iterable[str]) -> float:
+        """Seconds until any of `keys` may try again (0: now)."""
+        with self._lock:
+            now = self.clock()
+            waits = [f.locked_until - now for k in keys if (f := self._get(k, now)) is not None]
+        return max([0.0, *waits])
+
+    def failed(self, keys: Iterable[str]) -> None:
+        with self._lock:
+            now = self.clock()
+            for k in keys:
+                f = self._get(k, now) or _Failures()
+                f.count += 1
+                f.last = now
+                if f.count >= self.free_failures:
+                    delay = self.base_delay_s * 2 ** min(f.count - self.free_failures, 32)
+                    f.locked_until = now + min(self.max_delay_s, delay)
+                self._keys[k] = f
+                self._keys.move_to_end(k)
+            while len(self._keys) > self.max_keys:
+                self._keys.popitem(last=False)
+
+    def succeeded(self, keys: Iterable[str]) -> None:
+        with self._lock:
+            for k in keys:
+                self._keys.pop(k, None)
+
+
+def make_auth(users: Mapping[str, str], throttle: LoginThrottle | None = None) -> Callable[[str, str], bool]:
+    """Gradio's auth function: True for a known name and its password. Throttled per name and per
+    address (`throttle`, a fresh `LoginThrottle` by default): a locked login raises `LoginThrottled`."""
+    guard = throttle or LoginThrottle()
+
     def auth(name: str, password: str) -> bool:
+        keys = [f"user:{name}", f"addr:{client_address.get()}"]
+        wait = guard.wait_s(keys)
+        if wait > 0:
+            raise LoginThrottled(wait)
         stored = users.get(name)
         if stored is None:
             check_password(hash_password("x", iterations=1), password)  # similar work either way
-            return False
-        return check_password(stored, password)
+            ok = False
+        else:
+            ok = check_password(stored, password)
+        if ok:
+            guard.succeeded(keys[:1])  # the address keeps its count: a valid account does not clear it
+        else:
+            guard.failed(keys)
+        return ok
 
     return auth
 

@@ -11,19 +11,40 @@ import getpass
 import sys
 from typing import Any
 
-from agent.ui.auth import AuthError, add_user, is_loopback, load_users, make_auth, users_path
+from agent.ui.auth import (
+    AuthError,
+    ClientAddressMiddleware,
+    LoginThrottle,
+    add_user,
+    is_loopback,
+    load_users,
+    make_auth,
+    users_path,
+)
 
 MAX_FILE_SIZE = "50mb"
+AUTH_MESSAGE = (
+    "vLLM Interview Coach. After 5 failed sign-ins for a name or from an address, each further try "
+    "waits longer (1 s, 2 s, 4 s, … at most 5 minutes); the login page then says only that the "
+    "credentials were refused."
+)
 
 
-def launch_kwargs(host: str, port: int | None, users: dict[str, str]) -> dict[str, Any]:
+def launch_kwargs(
+    host: str, port: int | None, users: dict[str, str], *, throttle: LoginThrottle | None = None
+) -> dict[str, Any]:
+    """`gr.Blocks.launch` arguments. With users: a login, throttled per name and address (`throttle`,
+    a fresh `LoginThrottle` by default), the address taken by `ClientAddressMiddleware`."""
+    from starlette.middleware import Middleware
+
     from agent.ui.app import CSS, TIMER_JS
 
     return {
         "server_name": host,
         "server_port": port,
-        "auth": make_auth(users) if users else None,
-        "auth_message": "vLLM Interview Coach" if users else None,
+        "auth": make_auth(users, throttle) if users else None,
+        "app_kwargs": {"middleware": [Middleware(ClientAddressMiddleware)]} if users else None,
+        "auth_message": AUTH_MESSAGE if users else None,
         "max_file_size": MAX_FILE_SIZE,
         "css": CSS,
         "head": TIMER_JS,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agent.knowledge.snippet import Snippet
-from agent.ui.auth import hash_password
+from agent.ui.auth import LoginThrottle, hash_password
 
 SNIPPET = Snippet(
     path="vllm/v1/core/kv_cache_manager.py",
@@ -64,7 +64,10 @@ def ui_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.environ["INTERVIEW_DATA_DIR"] = old
 
 
-def _launch(data_dir: Path, *, users: dict[str, str]) -> Iterator[Served]:
+def launch_app(
+    data_dir: Path, *, users: dict[str, str], throttle: LoginThrottle | None = None
+) -> Iterator[Served]:
+    """The app served until the generator is closed; `throttle`: the login throttle (a test's clock)."""
     from agent.ui import Services, build_app
     from agent.ui.main import launch_kwargs
 
@@ -73,7 +76,9 @@ def _launch(data_dir: Path, *, users: dict[str, str]) -> Iterator[Served]:
     app.queue(default_concurrency_limit=4)
     port = free_port()
     stored = {name: hash_password(pw, iterations=1000) for name, pw in users.items()}
-    app.launch(prevent_thread_lock=True, quiet=True, **launch_kwargs("127.0.0.1", port, stored))
+    app.launch(
+        prevent_thread_lock=True, quiet=True, **launch_kwargs("127.0.0.1", port, stored, throttle=throttle)
+    )
     try:
         yield Served(url=f"http://127.0.0.1:{port}/", app=app, data_dir=data_dir)
     finally:
@@ -82,12 +87,12 @@ def _launch(data_dir: Path, *, users: dict[str, str]) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def served(ui_data_dir: Path) -> Iterator[Served]:
-    yield from _launch(ui_data_dir, users={})
+    yield from launch_app(ui_data_dir, users={})
 
 
 @pytest.fixture(scope="module")
 def served_login(ui_data_dir: Path) -> Iterator[Served]:
-    yield from _launch(ui_data_dir, users=USERS)
+    yield from launch_app(ui_data_dir, users=USERS)
 
 
 @pytest.fixture(scope="session")

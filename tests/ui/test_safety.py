@@ -12,10 +12,21 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.ui.auth import AuthError, add_user, check_password, is_loopback, load_users, make_auth
+from agent.ui.auth import (
+    AuthError,
+    LoginThrottle,
+    LoginThrottled,
+    add_user,
+    check_password,
+    client_address,
+    hash_password,
+    is_loopback,
+    load_users,
+    make_auth,
+)
 from agent.ui.files import UploadRefused, reports_dir, safe_upload, upload_roots
 from agent.ui.main import main
-from tests.ui.conftest import free_port
+from tests.ui.conftest import USERS, Served, free_port, launch_app
 
 
 @pytest.mark.parametrize(
@@ -129,3 +140,105 @@ def test_python_m_agent_ui_serves_on_loopback_by_default(tmp_path: Path) -> None
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# ------------------------------------------------------------------ login throttling
+
+
+class Clock:
+    """The throttle's clock, moved by hand: no test sleeps."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _attempt(auth: object, name: str, password: str, address: str = "203.0.113.7") -> bool | float:
+    """True/False from the password check, or the seconds to wait when the throttle refused to check."""
+    token = client_address.set(address)
+    try:
+        return bool(auth(name, password))  # type: ignore[operator]
+    except LoginThrottled as e:
+        return e.retry_after_s
+    finally:
+        client_address.reset(token)
+
+
+def test_200_wrong_passwords_lock_the_user_and_the_right_one_waits_its_turn() -> None:
+    clock = Clock()
+    auth = make_auth({"alice": hash_password("alice-password", iterations=1)}, LoginThrottle(clock=clock))
+    results = [_attempt(auth, "alice", f"guess-{i}") for i in range(200)]
+    assert results[:5] == [False] * 5  # five free failures ...
+    assert all(isinstance(r, float) and r > 0 for r in results[5:])  # ... then not even checked
+    wait = _attempt(auth, "alice", "alice-password")
+    assert isinstance(wait, float) and 0 < wait <= 1.0  # the right password too, until the lock ends
+    with pytest.raises(LoginThrottled, match=r"Too many failed sign-ins.*try again in 1 s"):
+        token = client_address.set("203.0.113.7")
+        try:
+            auth("alice", "alice-password")
+        finally:
+            client_address.reset(token)
+    clock.t += 1.0
+    assert _attempt(auth, "alice", "alice-password") is True  # never locked out for good
+    assert _attempt(auth, "alice", "wrong") is False  # a success clears the user's count
+
+
+def test_the_delay_doubles_with_each_failure_and_is_capped() -> None:
+    clock = Clock()
+    throttle = LoginThrottle(clock=clock, free_failures=5, base_delay_s=1.0, max_delay_s=60.0)
+    auth = make_auth({"alice": hash_password("alice-password", iterations=1)}, throttle)
+    waits = []
+    for _ in range(12):
+        r = _attempt(auth, "alice", "wrong")
+        while isinstance(r, float):  # wait out the lock, then try again
+            clock.t += r
+            r = _attempt(auth, "alice", "wrong")
+        waits.append(throttle.wait_s(["user:alice"]))
+    assert waits == [0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 60, 60]
+    clock.t += 60
+    assert _attempt(auth, "alice", "alice-password") is True
+
+
+def test_one_address_guessing_many_names_is_locked_but_other_addresses_are_not() -> None:
+    clock = Clock()
+    auth = make_auth({"alice": hash_password("alice-password", iterations=1)}, LoginThrottle(clock=clock))
+    assert [_attempt(auth, f"user{i}", "pw", "198.51.100.9") for i in range(5)] == [False] * 5
+    assert isinstance(_attempt(auth, "alice", "alice-password", "198.51.100.9"), float)  # that address waits
+    assert _attempt(auth, "alice", "alice-password", "192.0.2.1") is True  # alice from elsewhere does not
+
+
+def test_failures_are_forgotten_after_a_quiet_hour() -> None:
+    clock = Clock()
+    auth = make_auth({"alice": hash_password("alice-password", iterations=1)}, LoginThrottle(clock=clock))
+    for _ in range(4):
+        _attempt(auth, "alice", "wrong")
+    clock.t += 3601
+    assert [_attempt(auth, "alice", "wrong") for _ in range(5)] == [False] * 5
+
+
+@pytest.fixture
+def throttled_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path))
+    clock = Clock()
+    gen = launch_app(tmp_path, users=USERS, throttle=LoginThrottle(clock=clock))
+    served = next(gen)
+    yield served, clock
+    gen.close()
+
+
+def test_the_served_login_is_throttled_with_a_clear_message(throttled_app: tuple[Served, Clock]) -> None:
+    served, clock = throttled_app
+    url = f"{served.url}login"
+    with httpx.Client(timeout=30) as c:
+        codes = [
+            c.post(url, data={"username": "alice", "password": f"guess-{i}"}).status_code for i in range(20)
+        ]
+        assert codes == [400] * 5 + [429] * 15
+        right = c.post(url, data={"username": "alice", "password": USERS["alice"]})
+        assert right.status_code == 429 and "try again in" in right.json()["detail"]
+        assert int(right.headers["retry-after"]) >= 1
+        assert "5 failed sign-ins" in c.get(f"{served.url}config").text  # the login page says so too
+        clock.t += 1
+        assert c.post(url, data={"username": "alice", "password": USERS["alice"]}).status_code == 200
