@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from agent.config import repo_root
+from agent.rubric.misconception import Misconception, MisconceptionFile, MisconceptionMarkers
 from agent.rubric.model import (
     DIMENSIONS,
     ROUND_IDS,
@@ -65,6 +66,10 @@ class Rubric:
     lexicon: dict[str, Any]
     version: str
     common: Common = field(default_factory=Common)
+    misconception_catalogue: dict[RoundId, list[Misconception]] = field(default_factory=dict)
+    """Each round's own entries; `misconceptions(round_id)` adds the rounds its file names in `also`."""
+    misconception_also: dict[RoundId, list[RoundId]] = field(default_factory=dict)
+    misconception_markers: MisconceptionMarkers | None = None
 
     def round(self, round_id: str) -> Round:
         if round_id not in self.rounds:
@@ -83,9 +88,19 @@ class Rubric:
         r = self.round(round_id)
         return [*r.weak_signals, *(self.common.weak_signals if r.include_common else [])]
 
+    def misconceptions(self, round_id: str) -> list[Misconception]:
+        """The round's catalogue of wrong claims (rubrics/misconceptions/<round>.yaml), then those of
+        the rounds its file names in `also`."""
+        rid = self.round(round_id).id  # an unknown round is a KeyError naming the known ones
+        out = list(self.misconception_catalogue.get(rid, []))
+        for other in self.misconception_also.get(rid, []):
+            out.extend(self.misconception_catalogue.get(other, []))
+        return out
+
 
 def _version(root: Path) -> str:
-    """A hash of every rubric file's bytes, in path order: the rubric version a report cites."""
+    """A hash of every rubric file's bytes (subfolders such as misconceptions/ included), in path order:
+    the rubric version a report cites."""
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.yaml")):
         h.update(p.relative_to(root).as_posix().encode())
@@ -93,6 +108,43 @@ def _version(root: Path) -> str:
         h.update(p.read_bytes())
         h.update(b"\0")
     return "rubric-" + h.hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class MisconceptionCatalogue:
+    entries: dict[RoundId, list[Misconception]]
+    also: dict[RoundId, list[RoundId]]
+    markers: MisconceptionMarkers
+
+
+def load_misconceptions(root: Path) -> MisconceptionCatalogue:
+    """rubrics/misconceptions/: one file a round plus markers.yaml; errors name the file and the entry."""
+    folder = root / "misconceptions"
+    markers_path = folder / "markers.yaml"
+    markers = _validate(MisconceptionMarkers, _read_yaml(markers_path), markers_path)
+    catalogue: dict[RoundId, list[Misconception]] = {}
+    also: dict[RoundId, list[RoundId]] = {}
+    for rid in ROUND_IDS:
+        p = folder / f"{rid}.yaml"
+        data = _read_yaml(p)
+        if not isinstance(data, dict) or not isinstance(data.get("misconceptions"), list):
+            raise RubricError(f"{p}: misconceptions: expected a list under the key 'misconceptions'")
+        for i, entry in enumerate(data["misconceptions"]):
+            eid = entry.get("id") if isinstance(entry, dict) else None
+            where = f"misconceptions[{i}]" + (f" (id {eid!r})" if eid else "")
+            _validate(Misconception, entry, p.with_name(f"{p.name}: {where}"))
+        f = _validate(MisconceptionFile, data, p)
+        if f.round != rid:
+            raise RubricError(f"{p}: round: says {f.round!r} but the file is for {rid!r}")
+        catalogue[rid] = f.misconceptions
+        also[rid] = f.also
+    for rid, others in also.items():
+        ids = [m.id for r in (rid, *others) for m in catalogue[r]]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            p = folder / f"{rid}.yaml"
+            raise RubricError(f"{p}: also: ids {dup} occur both here and in {others}")
+    return MisconceptionCatalogue(catalogue, also, markers)
 
 
 def load_lexicon(root: Path | None = None) -> dict[str, Any]:
@@ -133,6 +185,7 @@ def load_rubric(root: Path | None = None) -> Rubric:
     nar_path = root / "narrative.yaml"
     narrative = _validate(Narrative, _read_yaml(nar_path), nar_path)
     lexicon = load_lexicon(root)
+    mis = load_misconceptions(root)
     return Rubric(
         root=root,
         dimensions=dims,
@@ -141,6 +194,9 @@ def load_rubric(root: Path | None = None) -> Rubric:
         lexicon=lexicon,
         version=_version(root),
         common=common,
+        misconception_catalogue=mis.entries,
+        misconception_also=mis.also,
+        misconception_markers=mis.markers,
     )
 
 

@@ -1,0 +1,157 @@
+"""Misconceptions: the round's catalogue of wrong claims, found where an answer asserts one.
+
+Precision first. A sentence asserts an entry's claim when it matches the entry's `recognise` cues
+and nothing in it takes the claim back:
+
+- a question ("Is the prefix cache a response cache?") asserts nothing;
+- a correction phrase anywhere in the sentence ("a common mistake is…", "误以为…") or one of the
+  entry's own `unless` terms ("rather than swapping") means the candidate is correcting it;
+- a negator ("not", "isn't", "不是", "并不") in the claim's own clauses denies it. The claim's
+  clauses are the shortest run of clauses (split at commas, colons, "but", "所以"…) that holds
+  every needed cue group. A recognise term that itself spells a negator ("/(no|without) full[- ]vocab/",
+  "/不用.{0,6}全词表/") words the claim with one: the text it matched is not searched, so "top-5
+  logprobs need no full-vocab softmax" is still asserted, while "it does not skip the full-vocab
+  softmax" is denied.
+
+Term lists and the clause split live in rubrics/misconceptions/ (markers.yaml and one file a
+round); this module only applies them, with the cue terms of agent.judge.matching. Every quote is
+a verbatim slice of the answer (the asserting sentence).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.judge.matching import Sentence, Term, any_term, compile_terms
+from agent.rubric.loader import Rubric
+from agent.rubric.misconception import Misconception, MisconceptionMarkers
+from agent.rubric.model import Dimension, Text
+
+
+class MisconceptionFinding(BaseModel):
+    """A catalogued wrong claim the answer asserts, with the sentence that asserts it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    claim: Text
+    quote: str = Field(description="the asserting sentence, a verbatim slice of the answer")
+    start: int = Field(ge=0, description="where the quote starts in the answer")
+    correction: Text
+    source: str
+    severity: int = Field(ge=1)
+    dimensions: list[Dimension]
+
+
+@lru_cache(maxsize=16)
+def _splitter(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _clauses(lower: str, split: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Spans of the sentence's clauses (separators left out; empty pieces dropped)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in split.finditer(lower):
+        if m.start() > pos and lower[pos : m.start()].strip():
+            spans.append((pos, m.start()))
+        pos = max(pos, m.end())
+    if pos < len(lower) and lower[pos:].strip():
+        spans.append((pos, len(lower)))
+    return spans or [(0, len(lower))]
+
+
+def _spans(term: Term, text: str) -> list[tuple[int, int]]:
+    if term.pattern is not None:
+        return [m.span() for m in term.pattern.finditer(text) if m.end() > m.start()]
+    out: list[tuple[int, int]] = []
+    i = text.find(term.sub)
+    while i >= 0 and term.sub:
+        out.append((i, i + len(term.sub)))
+        i = text.find(term.sub, i + 1)
+    return out
+
+
+def _groups_hit(groups: Sequence[tuple[Term, ...]], text: str) -> int:
+    return sum(1 for g in groups if any(t.search(text) for t in g))
+
+
+def _claim_windows(
+    groups: Sequence[tuple[Term, ...]], need: int, lower: str, clauses: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Character spans of the shortest clause runs that match `need` groups (none if none do)."""
+    found: list[tuple[int, int]] = []
+    for i in range(len(clauses)):
+        for j in range(i, len(clauses)):
+            a, b = clauses[i][0], clauses[j][1]
+            if _groups_hit(groups, lower[a:b]) >= need:
+                found.append((i, j))
+                break
+    minimal = [(i, j) for i, j in found if not any((i2, j2) != (i, j) and i <= i2 and j2 <= j for i2, j2 in found)]
+    return [(clauses[i][0], clauses[j][1]) for i, j in minimal]
+
+
+def _masked(window: str, terms: Sequence[Term]) -> str:
+    """The window with these terms' matches blanked out (a claim's own wording is not a denial)."""
+    chars = list(window)
+    for t in terms:
+        for a, b in _spans(t, window):
+            chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+_ESCAPE = re.compile(r"\\[A-Za-z]")
+
+
+def spells_negator(term: Term, negation: Sequence[str]) -> bool:
+    """True when the term's own text holds a negator (regex escapes such as \\b set aside)."""
+    return any_term(_ESCAPE.sub(" ", term.raw.lower()), negation)
+
+
+def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str) -> bool:
+    """True when the lowercased sentence asserts the entry's claim (see the module docstring)."""
+    groups = [compile_terms(tuple(g)) for g in m.recognise.groups]
+    need = m.recognise.required
+    if _groups_hit(groups, lower) < need:
+        return False
+    if any_term(lower, markers.question) or any_term(lower, markers.correction) or any_term(lower, m.unless):
+        return False
+    own = [t for g in groups for t in g if spells_negator(t, markers.negation)]
+    for a, b in _claim_windows(groups, need, lower, _clauses(lower, _splitter(markers.clause_split))):
+        if not any_term(_masked(lower[a:b], own), markers.negation):
+            return True
+    return False
+
+
+def find_misconceptions(rubric: Rubric, round_id: str, sents: Sequence[Sentence]) -> list[MisconceptionFinding]:
+    """The round's catalogued wrong claims that the answer's sentences assert, in answer order.
+
+    Each entry is reported once, quoting the first sentence that asserts it. `sents` are the
+    answer's sentences (agent.judge.matching.sentences), e.g. with injected ones already dropped.
+    """
+    markers = rubric.misconception_markers
+    if markers is None:
+        return []
+    out: list[MisconceptionFinding] = []
+    for m in rubric.misconceptions(round_id):
+        for s in sents:
+            if asserts(m, markers, s.lower):
+                out.append(
+                    MisconceptionFinding(
+                        id=m.id,
+                        claim=m.claim,
+                        quote=s.text,
+                        start=s.start,
+                        correction=m.correction,
+                        source=m.source,
+                        severity=m.severity,
+                        dimensions=list(m.dimensions),
+                    )
+                )
+                break
+    out.sort(key=lambda f: (f.start, f.id))
+    return out
