@@ -66,6 +66,7 @@ class Checks(BaseModel):
     asked_for_inputs: bool = False
     honest_unknown: str | None = None
     capacity: CapacityFinding | None = None
+    sentences: int = Field(default=0, description="sentences the answer says to the interviewer")
 
 
 class Holistic(BaseModel):

@@ -30,6 +30,7 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
     """
     out: list[Sentence] = []
     prev: Sentence | None = None
+    depth = 0  # brackets or tags an address opened and has not closed: what they hold is the address too
     for s in sents:
         same_address = (
             text is not None
@@ -38,15 +39,31 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
             and prev.text.endswith((";", "；"))
             and "\n" not in text[prev.end : s.start]
         )
-        if same_address or any_term(s.lower, lex["injection"]):
+        if depth > 0 or same_address or any_term(s.lower, lex["injection"]):
             out.append(s)
+            depth = max(0, depth + _opened(s.lower))
+        else:
+            depth = 0
         prev = s
     return out
+
+
+_OPEN = re.compile(r"[\[(（【{]|<(?![/|])[a-z_-]+")
+_CLOSE = re.compile(r"[\])）】}]|</[a-z_-]+>")
+
+
+def _opened(lower: str) -> int:
+    """Brackets and tags a sentence opens minus those it closes."""
+    return len(_OPEN.findall(lower)) - len(_CLOSE.findall(lower))
 
 
 def _unit_after(text: str, end: int, units: Sequence[str]) -> bool:
     tail = text[end : end + 12].lower() + " "
     return any(tail.lstrip().startswith(u.strip()) or tail.startswith(u) for u in units)
+
+
+_TIME_BOX = re.compile(r"\d+\s*[–—~-]\s*\d+\s*(min|minutes|分钟|h\b|hours|小时)", re.IGNORECASE)
+_TIME_BOX_END = re.compile(r"\d+\s*[–—~-]\s*\d+$")
 
 
 def _value(text: str) -> float:
@@ -79,6 +96,8 @@ def numbers(
             v = _value(m.group(0))
             if v in (1.0, 2.0):
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
+            if _TIME_BOX.match(s.text, m.start()) or _TIME_BOX_END.search(s.text[: m.end()]):
+                continue  # "0–5 min", "5–15 分钟": a plan's time box, not a claimed quantity
             if v in given or v in asked[s.question]:
                 out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
                 continue
@@ -209,7 +228,10 @@ def run_checks(
         and not any_term(lower, lex["alternative"]),
         asked_for_inputs=first_term(lower, lex["asks_for_inputs"]) is not None,
         honest_unknown=honest_unknown(clean, lex),
+        sentences=len(clean),
     )
     if round_id == "capacity":
-        checks.capacity = capacity.check_answer(" ".join(s.text for s in clean), capacity_params)
+        # the computation answers the round's prompt; follow-ups (FP8, H_kv=2) change the numbers on purpose
+        first = [s for s in clean if s.turn == clean[0].turn] if clean else []
+        checks.capacity = capacity.check_answer(" ".join(s.text for s in first), capacity_params)
     return checks

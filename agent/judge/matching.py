@@ -7,6 +7,7 @@ verification a model's quote must pass.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,6 +15,20 @@ from functools import lru_cache
 from agent.rubric.model import Cues
 
 _SPLIT = re.compile(r"(?<=[。！？；!?;\n])|(?<=\.)(?=\s)")
+
+
+_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONFUSABLES = str.maketrans(
+    "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοινρτυχ",
+    "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXaoivptux",
+)
+
+
+def fold(text: str) -> str:
+    """What cue terms are matched against: NFKC (full-width letters become ASCII), invisible and control
+    characters removed, Cyrillic and Greek look-alikes mapped to Latin, lowercased. Spans and quotes
+    stay those of the original text; only matching reads the folded form."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_CONFUSABLES).lower()
 
 
 @dataclass(frozen=True)
@@ -36,7 +51,7 @@ def sentences(
     out: list[Sentence] = []
     pos = start
     stop = len(text) if end is None else end
-    q = question.lower()
+    q = fold(question)
     for piece in _SPLIT.split(text[start:stop]):
         if piece is None:
             continue
@@ -48,7 +63,7 @@ def sentences(
         lead = len(piece) - len(piece.lstrip())
         s = a + lead
         e = s + len(stripped)
-        out.append(Sentence(first_idx + len(out), s, e, text[s:e], text[s:e].lower(), turn, q))
+        out.append(Sentence(first_idx + len(out), s, e, text[s:e], fold(text[s:e]), turn, q))
     return out
 
 
@@ -60,11 +75,12 @@ class Term:
     def __init__(self, raw: str) -> None:
         self.raw = raw
         if len(raw) > 2 and raw.startswith("/") and raw.endswith("/"):
-            self.pattern: re.Pattern[str] | None = re.compile(raw[1:-1], re.IGNORECASE)
+            source = unicodedata.normalize("NFKC", raw[1:-1])  # it reads folded text
+            self.pattern: re.Pattern[str] | None = re.compile(source, re.IGNORECASE)
             self.sub = ""
         else:
             self.pattern = None
-            self.sub = raw.lower()
+            self.sub = fold(raw)
 
     def search(self, lower: str) -> bool:
         if self.pattern is not None:

@@ -101,6 +101,9 @@ def score_round(
         level = _level(cov, n_strong, has_strong, cfg)
         n_weak = [s for s in weak_present if d in weak_defs[s.id].dimensions and weak_defs[s.id].cap is None]
         level = max(1, level - min(len(n_weak), int(cfg["weak_penalty_max"])))
+        floor = cfg.get("floors", {}).get(d)
+        if floor and checklist.checks.sentences >= int(floor["min_sentences"]):
+            level = max(level, int(floor["level"]))  # a coherent answer of some length is not level 1
         upper = bounds.upper(d)
         lo, hi = max(1, level - band_width), min(5, level + band_width, max(1, upper))
         lo = min(lo, hi)

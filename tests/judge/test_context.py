@@ -1,0 +1,119 @@
+"""A round is read in context: each answer with its question, evidence from any turn, quotes within one answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent.judge.answer import Answer, AnswerTurn
+from agent.judge.assessment import assess_answer
+from agent.judge.checks import run_checks
+from agent.judge.matching import sentences
+from agent.rubric import load_rubric
+from agent.rubric.loader import Rubric, load_lexicon
+
+BLOCK_Q = "Is a smaller block size always better?"
+BLOCK_A = "No. Smaller blocks waste less tail memory but increase block-table size and kernel overhead."
+
+
+@pytest.fixture(scope="module")
+def rubric() -> Rubric:
+    return load_rubric()
+
+
+@pytest.fixture(scope="module")
+def lex() -> dict[str, Any]:
+    return load_lexicon()
+
+
+def _covered(rubric: Rubric, answer: Answer) -> set[str]:
+    ra = assess_answer(rubric, "concepts", answer, "en")
+    assert ra.checklist is not None
+    return ra.checklist.covered()
+
+
+def test_a_follow_up_answer_is_read_with_its_question(rubric: Rubric) -> None:
+    with_question = Answer((AnswerTurn(BLOCK_A, BLOCK_Q),))
+    alone = Answer((AnswerTurn(BLOCK_A),))
+    assert "block-size-tradeoff" in _covered(rubric, with_question)
+    assert "block-size-tradeoff" not in _covered(rubric, alone)
+
+
+def test_a_question_alone_covers_nothing(rubric: Rubric) -> None:
+    """The question supplies a subject, never the whole item: an empty reply earns nothing from it."""
+    answer = Answer((AnswerTurn("I am not sure.", BLOCK_Q),))
+    assert "block-size-tradeoff" not in _covered(rubric, answer)
+
+
+def test_evidence_from_any_turn_counts_and_quotes_stay_within_one_answer(rubric: Rubric) -> None:
+    first = "Paged KV maps logical token positions to non-contiguous physical blocks allocated on demand."
+    answer = Answer((AnswerTurn(first, "Explain paged KV."), AnswerTurn(BLOCK_A, BLOCK_Q)))
+    ra = assess_answer(rubric, "concepts", answer, "en")
+    assert ra.checklist is not None
+    assert {"paged-kv-mapping", "block-size-tradeoff"} <= ra.checklist.covered()
+    for item in ra.checklist.items:
+        if item.covered and item.quote:
+            assert item.quote in first or item.quote in BLOCK_A, item.quote
+
+
+def test_sentences_carry_their_turn_and_question() -> None:
+    answer = Answer((AnswerTurn("One. Two.", "Q1?"), AnswerTurn("Three.", "Q2?")))
+    assert [(s.text, s.turn, s.question) for s in answer.sents] == [
+        ("One.", 0, "q1?"),
+        ("Two.", 0, "q1?"),
+        ("Three.", 1, "q2?"),
+    ]
+    assert answer.text == "One. Two.\n\nThree."
+    for s in answer.sents:
+        assert answer.text[s.start : s.end] == s.text
+
+
+def test_numbers_the_question_gives_are_not_unlabeled(lex: dict[str, Any]) -> None:
+    text = "Each GPU has 80 GiB and the request is 4,000 tokens. We keep 12 GiB for non-KV."
+    asked = "Four 80 GiB GPUs, 12 GiB non-KV, 3,000 + 1,000 tokens"
+    given = run_checks("capacity", text, lex, given_text=asked + " 4000")
+    bare = run_checks("capacity", text, lex)
+    assert given.unlabeled_numbers == []
+    assert len(bare.unlabeled_numbers) >= 2
+
+
+def test_a_time_box_is_not_a_claimed_quantity(lex: dict[str, Any]) -> None:
+    plan = "0–5 min: declare and contain. 5–15 min: read-only evidence. 15–30 分钟：单变量验证。"
+    assert run_checks("incident", plan, lex).unlabeled_numbers == []
+
+
+def test_a_named_limit_or_verification_refutes_happy_path_only(lex: dict[str, Any]) -> None:
+    bounded = run_checks(
+        "capacity",
+        "About 180 requests is a KV-only upper bound. It ignores requests longer than p95, which preempt "
+        "others; I would confirm it with a step load test.",
+        lex,
+    )
+    happy = run_checks("capacity", "About 180 requests fit, so we run 180 at once.", lex)
+    assert not bounded.happy_path_only
+    assert happy.happy_path_only
+
+
+def test_the_capacity_check_reads_the_answer_to_the_prompt_not_the_fp8_follow_up(rubric: Rubric) -> None:
+    main = (
+        "Derived: KV per token = 2 × 60 × 8 × 128 × 2 B = 245,760 B; a 4,000-token request is about 0.916 GiB "
+        "(derived), 0.229 GiB per rank (derived)."
+    )
+    fp8 = "With FP8 each element is 1 B, so 122,880 B per token (derived), and the bound roughly doubles."
+    ra = assess_answer(
+        rubric,
+        "capacity",
+        Answer((AnswerTurn(main, "capacity prompt"), AnswerTurn(fp8, "If KV were FP8?"))),
+        "en",
+    )
+    assert "unit_error" not in ra.flags
+
+
+def test_a_coherent_answer_is_not_communication_1(rubric: Rubric) -> None:
+    text = (
+        "Paged KV is about memory. Continuous batching is about scheduling. Prefix caching is about reuse. "
+        "They work together in the engine."
+    )
+    assert len(sentences(text)) >= 4
+    assert assess_answer(rubric, "concepts", text, "en").scores["communication"] >= 2
