@@ -28,6 +28,9 @@ from agent.rubric.model import (
 
 M = TypeVar("M", bound=BaseModel)
 
+# libyaml's parser when the wheel has it: the same documents as yaml.safe_load, about six times faster
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class RubricError(ValueError):
     """A rubric file is missing, not YAML, or does not match the schema. The message names file and key."""
@@ -39,7 +42,7 @@ def _read_yaml(path: Path) -> Any:
     except FileNotFoundError as e:
         raise RubricError(f"{path}: file is missing") from e
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_SafeLoader)
     except yaml.YAMLError as e:
         raise RubricError(f"{path}: not valid YAML: {e}") from e
 
