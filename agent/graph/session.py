@@ -470,6 +470,24 @@ def list_sessions(*, owner: str | None = None) -> list[SessionSummary]:
     ]
 
 
+@_store_guard("the session could not be looked up")
+def find_session(session_id: str) -> SessionSummary | None:
+    """Whether a session with this id is stored, and whose it is, whoever asks: for access checks
+    (the Review tab: is an uploaded report's id someone's session?). Nothing of its contents."""
+    r = open_store().get(session_id)
+    if r is None:
+        return None
+    return SessionSummary(
+        session_id=r.id,
+        plan=r.plan,
+        mode=r.mode,
+        language=_lang(r.language),
+        status=r.status,
+        owner=r.owner,
+        updated_at=r.updated_at,
+    )
+
+
 _GRADER: list[Graph] = []
 
 
@@ -519,6 +537,7 @@ __all__ = [
     "answer",
     "ask",
     "close_round",
+    "find_session",
     "get_session",
     "grade_with_graph",
     "list_sessions",

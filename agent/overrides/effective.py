@@ -21,18 +21,23 @@ class EffectiveScore(BaseModel):
     """The override was made against another judge score or rubric version than this report's."""
 
 
-def effective_scores(report: Report, overrides: Iterable[Override] | None = None) -> list[EffectiveScore]:
+def effective_scores(
+    report: Report, overrides: Iterable[Override] | None = None, *, key: str | None = None
+) -> list[EffectiveScore]:
     """One entry per round and dimension of `report`, in report order; the latest override wins.
 
-    `overrides`: rows of the log (default: this report's rows in the data dir's log); rows for
-    other reports are ignored. An override whose judge score or rubric version
+    `key`: the id the report's rows are kept under in the log (default: the report's id; the app keeps
+    an uploaded report that names no stored session under `upload:<uploader>:<id>`).
+    `overrides`: rows of the log (default: the key's rows in the data dir's log); rows for
+    other keys are ignored. An override whose judge score or rubric version
     differs from the report's still applies (a human decided), but is marked `stale`.
     """
+    key = report.id if key is None else key
     if overrides is None:
-        overrides = OverrideLog().rows(report.id)
+        overrides = OverrideLog().rows(key)
     latest: dict[tuple[str, str], Override] = {}
     for row in sorted(overrides, key=lambda r: r.id):
-        if row.transcript_id == report.id:
+        if row.transcript_id == key:
             latest[(row.round, row.dimension)] = row
     out: list[EffectiveScore] = []
     for ra in report.rounds:

@@ -4,10 +4,18 @@ Every event has an `api_name`, so everything the pages do can be driven with `gr
 Sessions belong to an owner: the signed-in user when the app requires a login, else the browser
 (a random id kept in its local storage) or, for an API client, its Gradio session. A request never
 sees another owner's session: the graph answers "no such session".
+
+Overrides belong to the session they correct, so to its owner; a reviewer (`INTERVIEW_REVIEWERS`,
+signed in) may also open anyone's session in Review and override it. A report or transcript uploaded
+in Review whose id names a stored session is refused unless the caller owns that session or is a
+reviewer; when allowed, the stored session's report is opened, so the judge score written to the log
+is the stored one, never the file's. An upload whose id names no stored session is reviewed under the
+key `upload:<uploader>:<id>`: its overrides are the uploader's alone and never touch a session.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import threading
@@ -33,7 +41,7 @@ from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import DIMENSIONS, ROUND_IDS, Lang
 from agent.transcript import TranscriptError, parse_transcript
 from agent.ui import views
-from agent.ui.auth import browser_secret
+from agent.ui.auth import browser_secret, load_reviewers
 from agent.ui.charts import radar
 from agent.ui.files import UploadRefused, download_dir, safe_upload
 from agent.ui.sources import Retriever, SourcesUnavailable, default_retriever
@@ -97,6 +105,8 @@ class Services:
     retriever: Callable[[], Retriever] = default_retriever
     require_login: bool = False
     """True when the app has users: the owner and the reviewer are then the signed-in user."""
+    reviewers: frozenset[str] = field(default_factory=load_reviewers)
+    """Signed-in users who may review (override) any session; none without a login."""
 
 
 def _lang(value: object) -> Lang:
@@ -153,6 +163,12 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 raise gr.Error(t("need_login", ui_lang))
             return str(request.username)
         return owner_state or f"tab:{request.session_hash}"
+
+    def is_reviewer(request: gr.Request) -> bool:
+        return s.require_login and bool(request.username) and str(request.username) in s.reviewers
+
+    def may_review(found: SessionSummary, owner: str, request: gr.Request) -> bool:
+        return found.owner == owner or is_reviewer(request)
 
     def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:
         if question:
@@ -804,13 +820,30 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 elem_id="review-log",
             )
 
-        def loaded(report: Report, kind: str, ui: Lang) -> list[Any]:
-            rows = s.overrides.rows(report.id)
-            eff = effective_scores(report, rows)
+        def loaded(
+            report: Report,
+            kind: str,
+            ui: Lang,
+            *,
+            key: str | None = None,
+            stored: bool = False,
+            note: str = "",
+        ) -> list[Any]:
+            """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
+            `stored`: it is a stored session's (access is checked again when an override is saved)."""
+            key = key or report.id
+            rows = s.overrides.rows(key)
+            eff = effective_scores(report, rows, key=key)
             rounds = [(views.round_title(rubric, ra.round, ui), ra.round) for ra in report.rounds]
+            opened = t("opened", ui, id=report.id, kind=t(kind, ui))
             return [
-                {"report": report.model_dump(mode="json"), "session": isinstance(report, SessionReport)},
-                t("opened", ui, id=report.id, kind=t(kind, ui)),
+                {
+                    "report": report.model_dump(mode="json"),
+                    "session": isinstance(report, SessionReport),
+                    "key": key,
+                    "stored": stored,
+                },
+                f"{opened} {note}" if note else opened,
                 views.report_summary_md(report, rubric, ui, eff),
                 views.review_rows(report, eff, rubric),
                 gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
@@ -822,7 +855,26 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         def failed(msg: str) -> list[Any]:
             return [gr.update(), f"⚠️ {msg}", *[gr.update()] * 4]
 
-        def open_report_file(path: str | None, ui_v: str) -> list[Any]:
+        def open_stored(sid: str, session_owner: str | None, ui: Lang, kind: str) -> list[Any]:
+            """A stored session's own report (or its answers so far, graded now); access already checked."""
+            try:
+                view = graph.get_session(sid, owner=session_owner)
+            except SessionError as e:
+                return failed(str(e))
+            if view.report is not None:
+                return loaded(view.report, kind, ui, stored=True)
+            if not view.transcript.rounds:
+                return failed(t("nothing_to_grade", ui))
+            try:
+                return loaded(
+                    graph.grade_with_graph(view.transcript), "kind_session_partial", ui, stored=True
+                )
+            except (SessionError, TranscriptError, ValueError) as e:
+                return failed(str(e))
+
+        def open_report_file(
+            path: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+        ) -> list[Any]:
             ui = _lang(ui_v)
             if not path:
                 return failed(t("no_report", ui))
@@ -833,33 +885,48 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 return failed(t("bad_file", ui, why=str(e)))
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 return failed(t("bad_file", ui, why=f"not JSON ({e})"))
+            report: SessionReport | None = None
             if isinstance(obj, dict) and "judge" in obj and isinstance(obj.get("rounds"), list):
                 try:
-                    return loaded(SessionReport.model_validate(obj), "kind_report", ui)
+                    report = SessionReport.model_validate(obj)
                 except ValidationError as e:
                     return failed(t("bad_file", ui, why=_first_error(e)))
+                file_id = report.id
+            else:
+                try:
+                    transcript = parse_transcript(data, Path(path).name)
+                except TranscriptError as e:
+                    return failed(t("bad_file", ui, why=str(e)))
+                file_id = transcript.id
+            owner = owner_of(owner_v, request)
             try:
-                transcript = parse_transcript(data, Path(path).name)
-            except TranscriptError as e:
-                return failed(t("bad_file", ui, why=str(e)))
-            return loaded(graph.grade_with_graph(transcript), "kind_transcript", ui)
+                found = graph.find_session(file_id)
+            except SessionError as e:
+                return failed(str(e))
+            if found is not None:  # the file names a stored session: its owner's, or a reviewer's to open
+                if not may_review(found, owner, request):
+                    return failed(t("upload_not_yours", ui, id=file_id))
+                return open_stored(found.session_id, found.owner, ui, "kind_upload_stored")
+            key = _upload_key(owner, file_id)
+            note = t("upload_key", ui, where=key)
+            if report is not None:
+                return loaded(report, "kind_report", ui, key=key, note=note)
+            return loaded(graph.grade_with_graph(transcript), "kind_transcript", ui, key=key, note=note)
 
         def open_session_report(sid: str, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
             ui = _lang(ui_v)
             if not (sid or "").strip():
                 return failed(t("need_session_id", ui))
-            try:
-                view = graph.get_session(sid.strip(), owner=owner_of(owner_v, request))
-            except SessionError as e:
-                return failed(str(e))
-            if view.report is not None:
-                return loaded(view.report, "kind_session", ui)
-            if not view.transcript.rounds:
-                return failed(t("nothing_to_grade", ui))
-            try:
-                return loaded(graph.grade_with_graph(view.transcript), "kind_session_partial", ui)
-            except (SessionError, TranscriptError, ValueError) as e:
-                return failed(str(e))
+            sid = sid.strip()
+            session_owner: str | None = owner_of(owner_v, request)
+            if is_reviewer(request):  # a reviewer opens anyone's session
+                try:
+                    found = graph.find_session(sid)
+                except SessionError as e:
+                    return failed(str(e))
+                if found is not None:
+                    session_owner = found.owner
+            return open_stored(sid, session_owner, ui, "kind_session")
 
         def save_override(
             rep: dict[str, Any] | None,
@@ -869,17 +936,26 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             reason: str,
             reviewer: str,
             ui_v: str,
+            owner_v: str | None,
             request: gr.Request,
         ) -> list[Any]:
             ui = _lang(ui_v)
             if not rep:
                 return [f"⚠️ {t('no_report', ui)}", *[gr.update()] * 3]
             report = SessionReport.model_validate(rep["report"])
+            key = str(rep.get("key") or report.id)
+            if rep.get("stored"):  # still the caller's to review (a reviewer role may have been taken away)
+                try:
+                    found = graph.find_session(report.id)
+                except SessionError as e:
+                    return [f"⚠️ {e}", *[gr.update()] * 3]
+                if found is None or not may_review(found, owner_of(owner_v, request), request):
+                    return [f"⚠️ {t('not_yours_now', ui, id=report.id)}", *[gr.update()] * 3]
             ra = next((r for r in report.rounds if r.round == round_id), None)
             if ra is None or dim not in ra.scores:
                 return [f"⚠️ {t('need_round_dim', ui)}", *[gr.update()] * 3]
             msg = log_override(
-                report_id=report.id,
+                report_id=key,
                 round_id=ra.round,
                 dim=dim,
                 judge_score=ra.scores[dim],
@@ -893,10 +969,10 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             if not msg.startswith("✓"):  # nothing was written: the form and the tables stay as they are
                 return [msg, *[gr.update()] * 3]
             try:
-                rows = s.overrides.rows(report.id)
+                rows = s.overrides.rows(key)
             except OverrideLogError as e:
                 return [f"{msg}\n\n⚠️ {e}", *[gr.update()] * 3]
-            eff = effective_scores(report, rows)
+            eff = effective_scores(report, rows, key=key)
             return [
                 msg,
                 views.report_summary_md(report, rubric, ui, eff),
@@ -904,13 +980,15 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 views.log_rows(rows),
             ]
 
-        r_file.upload(open_report_file, [r_file, ui], review_outputs, api_name="open_report_file")
+        r_file.upload(
+            open_report_file, [r_file, ui, owner_state], review_outputs, api_name="open_report_file"
+        )
         r_open_sid.click(
             open_session_report, [r_sid, *common], review_outputs, api_name="open_session_report"
         )
         r_save.click(
             save_override,
-            [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui],
+            [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui, owner_state],
             [r_save_status, r_summary, r_table, r_log],
             api_name="save_override",
         )
@@ -997,8 +1075,9 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 gr.update(choices=ids, value=latest),
             ]
 
-        def show_report(report: Report, ui: Lang) -> list[Any]:
-            eff = effective_scores(report, s.overrides.rows(report.id))
+        def show_report(report: Report, ui: Lang, key: str | None = None) -> list[Any]:
+            key = key or report.id
+            eff = effective_scores(report, s.overrides.rows(key), key=key)
             by_round: dict[str, list[int]] = {}
             for e in eff:
                 by_round.setdefault(e.round, []).append(e.effective)
@@ -1042,7 +1121,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             ui = _lang(ui_v)
             if not rep:
                 return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4]
-            return show_report(SessionReport.model_validate(rep["report"]), ui)
+            return show_report(SessionReport.model_validate(rep["report"]), ui, rep.get("key"))
 
         def compare_attempts(
             a: str | None, b: str | None, ui_v: str, owner_v: str | None, request: gr.Request
@@ -1146,6 +1225,15 @@ def _view_state(view: SessionView) -> dict[str, Any]:
 def _first_error(e: ValidationError) -> str:
     err = e.errors()[0]
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+def _upload_key(owner: str, report_id: str) -> str:
+    """Where the overrides of an upload that names no stored session are kept: its uploader's own key
+    (never a session id: those have no colon). A key over the log's 200 characters is hashed."""
+    key = f"upload:{owner}:{report_id}"
+    if len(key) <= 200:
+        return key
+    return "upload:sha256:" + hashlib.sha256(f"{owner}\n{report_id}".encode()).hexdigest()
 
 
 def _safe_name(report_id: str) -> str:

@@ -7,6 +7,11 @@ and/or `<data dir>/users.txt` (one `name:secret` a line, the secret a password o
 `pbkdf2_sha256$ITERATIONS$SALT$HEX` hash as written by `python -m agent.ui --add-user NAME`);
 the signed-in name is then the owner of sessions and the reviewer of overrides.
 
+Overrides belong to a session's owner. A reviewer may also open anyone's session in the Review tab
+and override its scores: reviewers are named in `INTERVIEW_REVIEWERS` ("name,name2") and/or
+`<data dir>/reviewers.txt` (one name a line, as written by `--add-user NAME --reviewer`); a
+reviewer must also be a user, and without a login (loopback) there are none.
+
 Logins are throttled (`LoginThrottle`): after 5 failures for a user name, or from an address, each
 further failure locks that name or address for twice as long as the last (1 s, 2 s, 4 s, ... at most
 5 minutes); while locked a login is refused unchecked with HTTP 429 and "try again in N s". A lock
@@ -36,6 +41,7 @@ from fastapi import HTTPException
 from agent import config
 
 USERS_FILE = "users.txt"
+REVIEWERS_FILE = "reviewers.txt"
 SECRET_FILE = "ui-secret"
 _PBKDF2 = "pbkdf2_sha256"
 _ITERATIONS = 200_000
@@ -218,6 +224,36 @@ class LoginThrottle:
         with self._lock:
             for k in keys:
                 self._keys.pop(k, None)
+
+
+def reviewers_path() -> Path:
+    return config.data_dir() / REVIEWERS_FILE
+
+
+def load_reviewers(env: Mapping[str, str] | None = None, path: Path | None = None) -> frozenset[str]:
+    """The names with the reviewer role, from `INTERVIEW_REVIEWERS` and the reviewers file."""
+    env = os.environ if env is None else env
+    names = {n.strip() for n in env.get("INTERVIEW_REVIEWERS", "").split(",") if n.strip()}
+    path = path or reviewers_path()
+    if path.is_file():
+        config.owner_only(path)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                names.add(line.strip())
+    return frozenset(names)
+
+
+def add_reviewer(name: str, path: Path | None = None) -> Path:
+    """Give `name` the reviewer role: append it to the reviewers file (created 0600)."""
+    if not name or ":" in name or "," in name or name != name.strip():
+        raise AuthError(f"bad user name {name!r}: no colon or comma, no surrounding spaces")
+    path = path or reviewers_path()
+    if name in load_reviewers({}, path):
+        return path
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as f:
+        f.write(f"{name}\n")
+    return path
 
 
 def make_auth(users: Mapping[str, str], throttle: LoginThrottle | None = None) -> Callable[[str, str], bool]:

@@ -1,4 +1,4 @@
-"""`python -m agent.ui [--host H] [--port P]` and `python -m agent.ui --add-user NAME`.
+"""`python -m agent.ui [--host H] [--port P]` and `python -m agent.ui --add-user NAME [--reviewer]`.
 
 Safe defaults: binds 127.0.0.1. Any other host needs users (INTERVIEW_USERS or
 `<data dir>/users.txt`); without them the app refuses to start.
@@ -15,6 +15,7 @@ from agent.ui.auth import (
     AuthError,
     ClientAddressMiddleware,
     LoginThrottle,
+    add_reviewer,
     add_user,
     is_loopback,
     load_users,
@@ -62,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--add-user", metavar="NAME", help="add a user to <data dir>/users.txt (password from stdin)"
     )
+    p.add_argument(
+        "--reviewer",
+        action="store_true",
+        help="with --add-user: the user may also review (override) other users' sessions "
+        "(<data dir>/reviewers.txt; or INTERVIEW_REVIEWERS=name,name)",
+    )
     return p
 
 
@@ -73,10 +80,14 @@ def main(argv: list[str] | None = None) -> None:
         )
         try:
             path = add_user(args.add_user, password.rstrip("\n"))
+            if args.reviewer:
+                print(f"{args.add_user} is a reviewer ({add_reviewer(args.add_user)})")
         except AuthError as e:
             sys.exit(f"error: {e}")
         print(f"added {args.add_user} to {path}")
         return
+    if args.reviewer:
+        sys.exit("error: --reviewer goes with --add-user NAME")
     try:
         users = load_users()
     except AuthError as e:

@@ -135,6 +135,23 @@ STRINGS: dict[str, dict[Lang, str]] = {
         "en": "session under way: its answers so far, graded now",
         "zh": "进行中的会话：按目前的回答即时评分",
     },
+    "kind_upload_stored": {
+        "en": "the stored session's report; the uploaded file's scores are not used",
+        "zh": "已保存会话的报告；不使用上传文件中的分数",
+    },
+    "upload_not_yours": {
+        "en": "This report is of session {id}, which is not yours: only its owner or a reviewer may open it "
+        "or override its scores.",
+        "zh": "该报告属于会话 {id}，不是你的会话：只有会话的所有者或复核人可以打开它或修改其分数。",
+    },
+    "upload_key": {
+        "en": "It names no stored session: its overrides are yours alone, kept under {where}.",
+        "zh": "它不对应任何已保存的会话：其改分只属于你，记录在 {where} 下。",
+    },
+    "not_yours_now": {
+        "en": "Session {id} is no longer yours to review.",
+        "zh": "会话 {id} 已不在你的复核范围内。",
+    },
     "nothing_to_grade": {"en": "The session has no answer yet.", "zh": "该会话还没有回答。"},
     "bad_file": {"en": "Cannot open this file: {why}", "zh": "无法打开该文件：{why}"},
     "no_report": {"en": "Open a report first.", "zh": "请先打开一个报告。"},

@@ -1,7 +1,7 @@
 """The app launched for real on a free loopback port, in this process, on a data dir of its own.
 
 `served` is the default app (no login: each browser or API client is its own owner);
-`served_login` requires a login (users alice and bob). Both use the real interview graph, the real
+`served_login` requires a login (users alice and bob, and rita, a reviewer). Both use the real interview graph, the real
 override log, offline voice, and a fixed source snippet in place of the knowledge index.
 """
 
@@ -33,7 +33,8 @@ SNIPPET = Snippet(
     text="def allocate_slots(self, request, num_new_tokens):\n    ...",
     score=0.9,
 )
-USERS = {"alice": "alice-password", "bob": "bob-password"}
+USERS = {"alice": "alice-password", "bob": "bob-password", "rita": "rita-password"}
+REVIEWERS = frozenset({"rita"})
 
 
 @dataclass
@@ -71,7 +72,11 @@ def launch_app(
     from agent.ui import Services, build_app
     from agent.ui.main import launch_kwargs
 
-    services = Services(retriever=lambda: lambda text, k: [SNIPPET], require_login=bool(users))
+    services = Services(
+        retriever=lambda: lambda text, k: [SNIPPET],
+        require_login=bool(users),
+        reviewers=REVIEWERS if users else frozenset(),
+    )
     app = build_app(services)
     app.queue(default_concurrency_limit=4)
     port = free_port()

@@ -189,7 +189,10 @@ def test_review_a_report_file_override_with_reason_and_see_the_log_row(
     c = client(served, tmp_path)
     path, sid = _report_file(tmp_path, c)
     out = c.predict(handle_file(str(path)), "en", api_name="/open_report_file")
-    assert out[R_STATUS] == f"Opened {sid} (graded report)."
+    assert (
+        out[R_STATUS]
+        == f"Opened {sid} (the stored session's report; the uploaded file's scores are not used)."
+    )
     table = out[R_TABLE]
     assert len(table["data"]) == 5 and table["headers"][:4] == ["round", "dimension", "judge", "effective"]
     judge = {row[1]: row[2] for row in table["data"]}
@@ -262,7 +265,8 @@ def test_review_grades_an_uploaded_transcript_and_names_a_bad_file(served: Serve
     p = tmp_path / "t.json"
     p.write_text(json.dumps(transcript), encoding="utf-8")
     out = c.predict(handle_file(str(p)), "en", api_name="/open_report_file")
-    assert out[R_STATUS] == "Opened t-upload (transcript, graded now)." and len(out[R_TABLE]["data"]) == 5
+    assert out[R_STATUS].startswith("Opened t-upload (transcript, graded now). It names no stored session")
+    assert ":t-upload." in out[R_STATUS] and len(out[R_TABLE]["data"]) == 5
     bad = tmp_path / "bad.json"
     bad.write_text('{"id": "x", "rounds": [{"round": "nope"}]}', encoding="utf-8")
     out = c.predict(handle_file(str(bad)), "en", api_name="/open_report_file")
@@ -336,3 +340,92 @@ def test_with_a_login_sessions_and_overrides_belong_to_the_signed_in_user(
         f"{served_login.url}gradio_api/call/start_practice", json={"data": ["concepts", "en", "", "en"]}
     )
     assert anonymous.status_code in (401, 403)
+
+
+# ------------------------------------------------------------------ overrides stay with their session
+
+
+def _login(served: Served, tmp_path: Path, name: str) -> Client:
+    d = tmp_path / name
+    d.mkdir(exist_ok=True)
+    return client(served, d, auth=(name, USERS[name]))
+
+
+def _judge(out: Any, dimension: str) -> int:
+    return int(next(row[2] for row in out[R_TABLE]["data"] if row[1] == dimension))
+
+
+def test_an_uploaded_report_of_another_users_session_is_refused(served_login: Served, tmp_path: Path) -> None:
+    """Bob uploads Alice's report: he sees none of her overrides and cannot write one on her session."""
+    alice, bob = _login(served_login, tmp_path, "alice"), _login(served_login, tmp_path, "bob")
+    path, sid = _report_file(tmp_path, alice)
+    alice.predict(sid, "en", api_name="/open_session_report")
+    note = "alice's private note on the recording"
+    assert alice.predict("concepts", "accuracy", 1, note, "", "en", api_name="/save_override")[0].startswith(
+        "✓"
+    )
+    log = OverrideLog(served_login.data_dir / "overrides.sqlite")
+    before = log.rows(sid)
+    out = bob.predict(handle_file(str(path)), "en", api_name="/open_report_file")
+    assert out[R_STATUS].startswith("⚠️") and "not yours" in out[R_STATUS] and sid in out[R_STATUS]
+    shown = json.dumps(out)
+    assert note not in shown and "alice" not in shown
+    saved = bob.predict("concepts", "accuracy", 5, "bob says 5", "", "en", api_name="/save_override")[0]
+    assert not saved.startswith("✓")
+    assert log.rows(sid) == before  # Alice's effective scores are hers alone
+
+
+def test_a_reviewer_reviews_another_users_session_with_its_stored_scores(
+    served_login: Served, tmp_path: Path
+) -> None:
+    """A reviewer (INTERVIEW_REVIEWERS) may open and override anyone's session; the judge score in the
+    log is the stored report's, never the uploaded file's, whoever uploads it."""
+    alice, bob = _login(served_login, tmp_path, "alice"), _login(served_login, tmp_path, "bob")
+    rita = _login(served_login, tmp_path, "rita")
+    path, sid = _report_file(tmp_path, alice)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    stored = doc["rounds"][0]["scores"]["tradeoffs"]
+    doc["rounds"][0]["scores"]["tradeoffs"] = forged = 1 if stored != 1 else 2
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(doc), encoding="utf-8")
+    for who in (alice, rita):
+        out = who.predict(handle_file(str(tampered)), "en", api_name="/open_report_file")
+        assert out[R_STATUS].startswith(f"Opened {sid}"), out[R_STATUS]
+        assert _judge(out, "Tradeoffs") == stored != forged
+    msg = rita.predict(
+        "concepts", "tradeoffs", 5, "second reviewer", "Mallory", "en", api_name="/save_override"
+    )[0]
+    assert msg.startswith("✓") and "rita" in msg
+    row = OverrideLog(served_login.data_dir / "overrides.sqlite").rows(sid)[-1]
+    assert (row.judge_score, row.human_score, row.reviewer) == (stored, 5, "rita")
+    assert rita.predict(sid, "en", api_name="/open_session_report")[R_STATUS].startswith(f"Opened {sid}")
+    assert "no such session" in bob.predict(sid, "en", api_name="/open_session_report")[R_STATUS]
+
+
+def test_an_upload_naming_no_stored_session_is_kept_apart_per_uploader(
+    served_login: Served, tmp_path: Path
+) -> None:
+    alice, bob = _login(served_login, tmp_path, "alice"), _login(served_login, tmp_path, "bob")
+    transcript = {
+        "id": "t-shared",
+        "language": "en",
+        "rounds": [{"round": "concepts", "turns": [{"role": "candidate", "text": GOOD_ANSWER}]}],
+    }
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(transcript), encoding="utf-8")
+    for who, name in ((alice, "alice"), (bob, "bob")):
+        out = who.predict(handle_file(str(p)), "en", api_name="/open_report_file")
+        assert out[R_STATUS].startswith("Opened t-shared") and f"upload:{name}:t-shared" in out[R_STATUS]
+        saved = who.predict(
+            "concepts", "evidence", 2, f"{name}'s reading", "", "en", api_name="/save_override"
+        )
+        assert saved[0].startswith("✓")
+        assert [r[7] for r in saved[3]["data"]] == [f"{name}'s reading"]  # only the uploader's own rows
+    log = OverrideLog(served_login.data_dir / "overrides.sqlite")
+    assert log.rows("t-shared") == []
+    assert [r.reviewer for r in log.rows("upload:alice:t-shared")] == ["alice"]
+    assert [r.reviewer for r in log.rows("upload:bob:t-shared")] == ["bob"]
+    transcript["id"] = "upload:alice:t-shared"  # naming Alice's key gets Bob a key of his own
+    p.write_text(json.dumps(transcript), encoding="utf-8")
+    out = bob.predict(handle_file(str(p)), "en", api_name="/open_report_file")
+    assert "alice's reading" not in json.dumps(out) and "upload:bob:upload:alice:t-shared" in out[R_STATUS]

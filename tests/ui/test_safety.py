@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import socket
 import subprocess
@@ -21,6 +22,7 @@ from agent.ui.auth import (
     client_address,
     hash_password,
     is_loopback,
+    load_reviewers,
     load_users,
     make_auth,
 )
@@ -68,6 +70,19 @@ def test_users_come_from_the_variable_and_the_file(tmp_path: Path) -> None:
     assert auth("carol", "long-enough-password") and auth("alice", "pw1") and auth("dave", "plain-secret")
     assert not auth("carol", "wrong") and not auth("nobody", "pw1") and not auth("alice", "pw2")
     assert not check_password("pbkdf2_sha256$broken", "x")
+
+
+def test_reviewers_come_from_add_user_and_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("long-enough-password\n"))
+    main(["--add-user", "rita", "--reviewer"])
+    assert set(load_users({})) == {"rita"}
+    assert load_reviewers({"INTERVIEW_REVIEWERS": "sam, tom,"}) == {"rita", "sam", "tom"}
+    assert load_reviewers({}) == {"rita"} and (tmp_path / "reviewers.txt").stat().st_mode & 0o777 == 0o600
+    with pytest.raises(SystemExit, match="--reviewer goes with --add-user"):
+        main(["--reviewer"])
 
 
 def test_a_malformed_users_entry_is_named(tmp_path: Path) -> None:
