@@ -113,6 +113,23 @@ def test_a_denial_a_correction_or_a_question_asserts_nothing(rubric: Rubric, tex
     assert found(rubric, "concepts", text) == []
 
 
+@pytest.mark.parametrize(
+    ("round_id", "text"),
+    [
+        ("concepts", "Only full blocks are shared, and it is not a response cache, decode still runs."),
+        ("source-trace", "So logprobs=5 still pays a full-vocabulary log-softmax; N only shrinks the gather and the body."),
+        ("capacity", "Assuming the 8 KV heads shard evenly over TP=4, each rank holds 2 KV heads."),
+        ("capacity", "The KV-only upper bound is about 180 requests, a theoretical figure, not a promise."),
+        ("system-design", "LoRAs are static, versioned artifacts the platform loads; tenants never get the runtime load API."),
+        ("incident", "Old pods slowing down doesn't prove they share the bug; retries are a shared load effect."),
+        ("project-experience", "For 10x traffic I'd recompute replicas from measured goodput and add a second pool."),
+        ("project-experience", "In the replay report TPOT p95 went from 140 to 85 ms, observed at 32 concurrent requests."),
+    ],
+)
+def test_a_correct_statement_in_the_claims_own_words_finds_nothing(rubric: Rubric, round_id: str, text: str) -> None:
+    assert found(rubric, round_id, text) == []
+
+
 def test_the_plain_claim_is_still_found(rubric: Rubric) -> None:
     assert found(rubric, "concepts", "Prefix caching is a response cache.") == ["prefix-as-response-cache"]
     assert found(rubric, "concepts", "prefix cache 就是 response cache。") == ["prefix-as-response-cache"]
