@@ -21,8 +21,9 @@ def check() -> None:
         Console(stderr=True).print(f"[red]rubric error:[/]\n{e}")
         raise typer.Exit(1) from e
     n = sum(len(r.evidence(x)) for x in r.rounds)
+    m = sum(len(v) for v in r.misconception_catalogue.values())
     Console().print(
-        f"{r.version}: {len(r.rounds)} rounds, {n} evidence items, {len(r.dimensions)} dimensions"
+        f"{r.version}: {len(r.rounds)} rounds, {n} evidence items, {m} misconceptions, {len(r.dimensions)} dimensions"
     )
 
 
