@@ -9,7 +9,7 @@ and nothing in it takes the claim back:
 - a negator ("not", "isn't", "不是", "并不") in the claim's own clauses denies it. The claim's
   clauses are the shortest run of clauses (split at commas, colons, "but", "所以"…) that holds
   every needed cue group. A recognise term that itself spells a negator ("/(no|without) full[- ]vocab/",
-  "/不用.{0,6}全词表/") words the claim with one: the text it matched is not searched, so "top-5
+  "/(不用|无需)对?(整个|全)词表/") words the claim with one: the text it matched is not searched, so "top-5
   logprobs need no full-vocab softmax" is still asserted, while "it does not skip the full-vocab
   softmax" is denied.
 
@@ -21,6 +21,7 @@ a verbatim slice of the answer (the asserting sentence).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -49,7 +50,8 @@ class MisconceptionFinding(BaseModel):
 
 @lru_cache(maxsize=16)
 def _splitter(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+    # it reads folded text (agent.judge.matching.fold: NFKC, so "，" is ","), as a cue regex does
+    return re.compile(unicodedata.normalize("NFKC", pattern), re.IGNORECASE)
 
 
 def _clauses(lower: str, split: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -112,15 +114,23 @@ def spells_negator(term: Term, negation: Sequence[str]) -> bool:
     return any_term(_ESCAPE.sub(" ", term.raw.lower()), negation)
 
 
+@lru_cache(maxsize=1024)
+def _prepared(
+    groups: tuple[tuple[str, ...], ...], negation: tuple[str, ...]
+) -> tuple[list[tuple[Term, ...]], list[Term]]:
+    """An entry's compiled cue groups and those of its terms that spell a negator."""
+    compiled = [compile_terms(g) for g in groups]
+    return compiled, [t for g in compiled for t in g if spells_negator(t, negation)]
+
+
 def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str) -> bool:
-    """True when the lowercased sentence asserts the entry's claim (see the module docstring)."""
-    groups = [compile_terms(tuple(g)) for g in m.recognise.groups]
+    """True when the (folded) sentence asserts the entry's claim (see the module docstring)."""
+    groups, own = _prepared(tuple(tuple(g) for g in m.recognise.groups), tuple(markers.negation))
     need = m.recognise.required
     if _groups_hit(groups, lower) < need:
         return False
     if any_term(lower, markers.question) or any_term(lower, markers.correction) or any_term(lower, m.unless):
         return False
-    own = [t for g in groups for t in g if spells_negator(t, markers.negation)]
     for a, b in _claim_windows(groups, need, lower, _clauses(lower, _splitter(markers.clause_split))):
         if not any_term(_masked(lower[a:b], own), markers.negation):
             return True
