@@ -24,6 +24,7 @@ Flag = Literal[
     "no_alternative",
     "mutation_before_evidence",
     "fabricated_metrics",
+    "misconception",
     "judge_fallback",
 ]
 

@@ -11,6 +11,7 @@ from agent.judge.checklist import Checklist
 from agent.judge.checks import PathChecker, injected, run_checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import quote_in
+from agent.judge.misconceptions import find_misconceptions
 from agent.judge.scoring import score_round
 from agent.judge.sources import Sources, prompt_text, refs
 from agent.report import JudgeInfo, RoundAssessment
@@ -98,6 +99,7 @@ def assess_answer(
         rollback_cues=common.get(hp.get("rollback_item", "")),
         given_text=given_text(rubric, round_id, capacity_params),
     )
+    checks.misconceptions = find_misconceptions(rubric, round_id, clean)
     try:
         fill = judge.fill(rubric, round_id, text, lang, checks, clean, snippets=prompt_text(found))
     except JudgeUnavailable as e:

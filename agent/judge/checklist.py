@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent.judge.misconceptions import MisconceptionFinding
 from agent.rubric.model import Dimension, Lang, RoundId
 
 Capacity = Literal["correct", "slip", "unit_or_sharding_error", "insufficient"]
@@ -67,6 +68,9 @@ class Checks(BaseModel):
     honest_unknown: str | None = None
     capacity: CapacityFinding | None = None
     sentences: int = Field(default=0, description="sentences the answer says to the interviewer")
+    misconceptions: list[MisconceptionFinding] = Field(
+        default_factory=list, description="catalogued wrong claims the answer asserts"
+    )
 
 
 class Holistic(BaseModel):

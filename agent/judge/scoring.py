@@ -37,6 +37,8 @@ def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
         flags.add("no_alternative")
     if c.capacity is not None and c.capacity.verdict == "unit_or_sharding_error":
         flags.add("unit_error")
+    if c.misconceptions:
+        flags.add("misconception")
     return flags
 
 
@@ -85,6 +87,13 @@ def score_round(
         if cap is not None:
             for d in weak_defs[w.id].dimensions:
                 bounds.cap(d, cap, f"weak signal {w.id}")
+    taken: dict[Dimension, int] = {}
+    for m in checklist.checks.misconceptions:  # a wrong claim costs points whatever else was said
+        for d in m.dimensions:
+            room = int(cfg.get("misconception_minus_max", 3)) - taken.get(d, 0)
+            if room > 0:
+                bounds.take(d, min(m.severity, room), f"misconception {m.id}")
+                taken[d] = taken.get(d, 0) + min(m.severity, room)
     ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
     apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
 
@@ -166,6 +175,12 @@ def score_round(
             notes.append(msgs["senior_bar"][lang].format(dimensions=", ".join(sdims), min=smin))
     if checklist.checks.honest_unknown:
         notes.append(msgs["honest_unknown"][lang])
+    for m in checklist.checks.misconceptions:
+        notes.append(
+            msgs["misconception"][lang].format(
+                quote=m.quote, claim=m.claim.get(lang), correction=m.correction.get(lang), source=m.source
+            )
+        )
 
     missing_items = [i for i in items if i.id not in covered]
     missing_ids = {i.id for i in missing_items}
