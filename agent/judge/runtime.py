@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as _dt
-import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -33,13 +31,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import IO, Any
 
 from agent import config
+from agent.files import file_lock, sha256_file
 
 # --------------------------------------------------------------------------- pins
 
@@ -119,14 +118,6 @@ def _log(message: str) -> None:
 # --------------------------------------------------------------------------- helpers
 
 
-def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(chunk_size):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def verify_sha256(path: Path, expected: str) -> None:
     """Raise `ChecksumError` (with both digests and the file size) unless `path` hashes to `expected`."""
     if not path.is_file():
@@ -138,18 +129,6 @@ def verify_sha256(path: Path, expected: str) -> None:
             f"got {actual}. Refusing to use it: it is not the pinned file. Delete it (or the venv that "
             f"holds it) so it is reinstalled, or check the package version."
         )
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """Exclusive lock between processes (pytest sessions, serve.sh) that build the same cache entry."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _tail(path: Path, lines: int = 40) -> str:
@@ -222,7 +201,7 @@ def _build_venv(
         "uninstalled": list(uninstall),
     }
     python = venv_python(venv)
-    with _file_lock(venv.parent / f".{venv.name}.lock"):
+    with file_lock(venv.parent / f".{venv.name}.lock"):
         found = _read_marker(marker)
         if found is not None and found.get("spec") == spec and python.exists():
             return python
@@ -409,7 +388,7 @@ def ensure_small_model(cache: Path, python: Path) -> Path:
     its sha256, the sha256 of every written file, and is checked again whenever the folder is reused.
     """
     model_dir = cache / "models" / SMOLLM2_MODEL_DIRNAME
-    with _file_lock(model_dir.parent / f".{model_dir.name}.lock"):
+    with file_lock(model_dir.parent / f".{model_dir.name}.lock"):
         manifest = _read_marker(model_dir / MODEL_MANIFEST)
         if (
             manifest is not None

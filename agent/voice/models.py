@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from agent import config
+from agent.files import sha256_file
 
 WHISPER_BASE_SHA256 = "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57"
 """sha256 of the joined `model.bin` (part1 + part2)."""
@@ -42,13 +43,6 @@ class VoiceUnavailable(RuntimeError):
 def _chunks(path: Path) -> Iterator[bytes]:
     with path.open("rb") as f:
         yield from iter(lambda: f.read(1 << 20), b"")
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    for chunk in _chunks(path):
-        h.update(chunk)
-    return h.hexdigest()
 
 
 def _package_file(package: str, name: str) -> Path:
