@@ -12,6 +12,7 @@ from agent.judge.checks import PathChecker, injected, run_checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import quote_in
 from agent.judge.misconceptions import find_misconceptions
+from agent.judge.questions import QuestionMatch, evidence_scope, match_question
 from agent.judge.scoring import score_round
 from agent.judge.sources import Sources, prompt_text, refs
 from agent.report import JudgeInfo, RoundAssessment
@@ -44,6 +45,15 @@ def verify(fill: Fill, answer: str) -> Fill:
         for s in fill.weak
     ]
     return Fill(items=items, strong=strong, weak=weak, holistic=fill.holistic)
+
+
+def _scope(
+    rubric: Rubric, round_id: RoundId, matches: list[QuestionMatch | None], outside: set[int]
+) -> set[str] | None:
+    """Every question outside the rubric: only the shared items (what any answer shows) are judged."""
+    if matches and len(outside) == len(matches):
+        return {e.id for e in rubric.common.evidence}
+    return evidence_scope(rubric, round_id, matches)
 
 
 def given_text(rubric: Rubric, round_id: RoundId, params: capacity.CapacityParams | None) -> str:
@@ -100,6 +110,11 @@ def assess_answer(
         given_text=given_text(rubric, round_id, capacity_params),
     )
     checks.misconceptions = find_misconceptions(rubric, round_id, clean)
+    matches = [match_question(rubric, round_id, q) for q in whole.questions]
+    outside = {k for k, m in enumerate(matches) if m is not None and m.kind == "outside"}
+    if outside and len(outside) < len(matches):
+        # an answer to a question the rubric does not ask is not scored against evidence for another one
+        clean = [s for s in clean if s.turn not in outside]
     try:
         fill = judge.fill(rubric, round_id, text, lang, checks, clean, snippets=prompt_text(found))
     except JudgeUnavailable as e:
@@ -114,6 +129,8 @@ def assess_answer(
         weak=fill.weak,
         checks=checks,
         holistic=fill.holistic,
+        scope=sorted(scope) if (scope := _scope(rubric, round_id, matches, outside)) is not None else None,
+        outside=[whole.questions[k] for k in sorted(outside)],
     )
     ra = score_round(rubric, checklist, info, lang)
     ra.snippets = refs(found)

@@ -88,6 +88,12 @@ class Checklist(BaseModel):
     weak: list[SignalFinding]
     checks: Checks
     holistic: dict[Dimension, Holistic] = Field(default_factory=dict)
+    scope: list[str] | None = Field(
+        default=None, description="the evidence items the round's questions ask for (None: every item)"
+    )
+    outside: list[str] = Field(
+        default_factory=list, description="interviewer questions that match no question of the rubric"
+    )
 
     def covered(self) -> set[str]:
         return {i.id for i in self.items if i.covered}

@@ -72,7 +72,9 @@ def score_round(
     rnd: Round = rubric.round(checklist.round)
     lex = rubric.lexicon
     cfg = lex["scoring"]
-    items: list[EvidenceItem] = rubric.evidence(rnd.id)
+    items: list[EvidenceItem] = [
+        i for i in rubric.evidence(rnd.id) if checklist.scope is None or i.id in checklist.scope
+    ]
     found = {f.id: f for f in checklist.items}
     covered = checklist.covered()
     strong_defs = {s.id: s for s in rubric.strong_signals(rnd.id)}
@@ -94,6 +96,12 @@ def score_round(
             if room > 0:
                 bounds.take(d, min(m.severity, room), f"misconception {m.id}")
                 taken[d] = taken.get(d, 0) + min(m.severity, room)
+    unjudged: list[Dimension] = []
+    if checklist.scope is not None and checklist.outside:
+        # no question the rubric asks was answered: a dimension no item in scope leads on is not judged
+        unjudged = [d for d in DIMENSIONS if not any(i.dimensions[0] == d for i in items)]
+        for d in unjudged:
+            bounds.cap(d, int(cfg.get("unjudged_cap", 2)), "outside_rubric")
     ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
     apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
 
@@ -175,6 +183,11 @@ def score_round(
             notes.append(msgs["senior_bar"][lang].format(dimensions=", ".join(sdims), min=smin))
     if checklist.checks.honest_unknown:
         notes.append(msgs["honest_unknown"][lang])
+    for q in checklist.outside:
+        notes.append(msgs["outside_rubric"][lang].format(question=q[:160]))
+    if unjudged:
+        titles = ", ".join(rubric.dimensions[d].title.get(lang) for d in unjudged)
+        notes.append(msgs["unjudged"][lang].format(dimensions=titles, cap=int(cfg.get("unjudged_cap", 2))))
     for m in checklist.checks.misconceptions:
         notes.append(
             msgs["misconception"][lang].format(
