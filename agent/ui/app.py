@@ -57,37 +57,6 @@ from agent.voice import (
 )
 from agent.voice.stt import MAX_AUDIO_BYTES
 
-TIMER_JS = """
-<script>
-// The round clock runs in the browser: each timer the server renders carries the seconds elapsed
-// when it was rendered; from then on the page counts on its own (no event per second, no race).
-setInterval(() => {
-  const fmt = (s) => String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
-  document.querySelectorAll(".coach-timer[data-elapsed]").forEach((el) => {
-    if (!el.dataset.seen) el.dataset.seen = String(Date.now());
-    const s = Math.max(0, Math.floor(parseFloat(el.dataset.elapsed) + (Date.now() - Number(el.dataset.seen)) / 1000));
-    const budget = parseInt(el.dataset.budget || "0", 10);
-    const over = budget > 0 && s > budget;
-    el.textContent = fmt(s) + (budget ? " / " + fmt(budget) : "") + (over ? " · " + el.dataset.over : "");
-    const box = el.closest(".coach-progress");
-    if (box) {
-      box.classList.toggle("over", over);
-      const bar = box.querySelector(".coach-clock");
-      if (bar && budget) bar.value = Math.min(s, budget);
-    }
-  });
-}, 1000);
-</script>
-"""
-CSS = """
-.coach-progress { display: flex; flex-wrap: wrap; align-items: center; gap: .6em; font-size: 1.05em;
-  padding: .5em .8em; border-radius: 8px; background: var(--block-background-fill); }
-.coach-progress progress { width: 9em; height: .8em; }
-.coach-progress.over .coach-timer { color: #c0392b; font-weight: 600; }
-.coach-progress.done { color: #1e8449; font-weight: 600; }
-.coach-timer { font-variant-numeric: tabular-nums; font-weight: 600; }
-.coach-md table td:nth-child(-n+2), .coach-md table th:nth-child(-n+2) { white-space: nowrap; }
-"""
 LANG_CHOICES: list[tuple[str, str]] = [("English", "en"), ("中文", "zh")]
 SNIPPETS_SHOWN = 3
 HISTORY_LIMIT = 50

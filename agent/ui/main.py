@@ -38,7 +38,7 @@ def launch_kwargs(
     a fresh `LoginThrottle` by default), the address taken by `ClientAddressMiddleware`."""
     from starlette.middleware import Middleware
 
-    from agent.ui.app import CSS, TIMER_JS
+    from agent.ui import assets
 
     return {
         "server_name": host,
@@ -47,8 +47,8 @@ def launch_kwargs(
         "app_kwargs": {"middleware": [Middleware(ClientAddressMiddleware)]} if users else None,
         "auth_message": AUTH_MESSAGE if users else None,
         "max_file_size": MAX_FILE_SIZE,
-        "css": CSS,
-        "head": TIMER_JS,
+        "css": assets.css(),
+        "head": assets.head(),
         "footer_links": ["api"],
     }
 
