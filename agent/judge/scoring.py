@@ -183,8 +183,8 @@ def score_round(
             notes.append(msgs["senior_bar"][lang].format(dimensions=", ".join(sdims), min=smin))
     if checklist.checks.honest_unknown:
         notes.append(msgs["honest_unknown"][lang])
-    for q in checklist.outside:
-        notes.append(msgs["outside_rubric"][lang].format(question=q[:160]))
+    for asked in checklist.outside:
+        notes.append(msgs["outside_rubric"][lang].format(question=asked[:160]))
     if unjudged:
         titles = ", ".join(rubric.dimensions[d].title.get(lang) for d in unjudged)
         notes.append(msgs["unjudged"][lang].format(dimensions=titles, cap=int(cfg.get("unjudged_cap", 2))))
