@@ -109,6 +109,7 @@ def score_round(
     scores: dict[Dimension, int] = {}
     quotes: dict[Dimension, list[str]] = {}
     band_width = int(cfg["band"])
+    shown: set[str] = set()
     for d in DIMENSIONS:
         mine = [i for i in items if d in i.dimensions]
         total_w = sum(i.weight for i in mine) or 1.0
@@ -132,9 +133,14 @@ def score_round(
         if scores_given is not None:
             score = scores_given[d]
         scores[d] = score
-        q = [found[i.id].quote for i in mine if i.id in covered and found[i.id].quote]
-        q += [s.quote for s in strong_present if d in strong_defs[s.id].dimensions and s.quote]
-        quotes[d] = list(dict.fromkeys(x for x in q if x))[:4]
+        # its own best quote first: items this dimension leads on, then the others, then strong signals;
+        # a passage another dimension already shows comes after every passage it does not
+        lead = [i for i in mine if i.dimensions[0] == d] + [i for i in mine if i.dimensions[0] != d]
+        cand = [found[i.id].quote for i in lead if i.id in covered]
+        cand += [s.quote for s in strong_present if d in strong_defs[s.id].dimensions]
+        q = list(dict.fromkeys(x for x in cand if x))
+        quotes[d] = ([x for x in q if x not in shown] + [x for x in q if x in shown])[:4]
+        shown.update(quotes[d][:1])
         got = [i.text.get(lang) for i in mine if i.id in covered]
         miss = [i.text.get(lang).rstrip("。.") for i in mine if i.id not in covered]
         reason_parts = [f"{len(got)}/{len(mine)} expected items covered ({cov:.0%})"]

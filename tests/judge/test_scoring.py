@@ -201,3 +201,24 @@ def test_chinese_answer_is_graded(rubric: Rubric) -> None:
     assert ra.scores["accuracy"] >= 3
     assert "happy_path_only" not in ra.flags
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in m) for m in ra.missing_evidence)
+
+
+def test_each_dimension_shows_its_own_best_quote() -> None:
+    """The same passage is not the headline quote of several dimensions, and every quote a dimension shows
+    supports an item or strong signal of that dimension."""
+    from agent.evaluation import load_graded_set
+    from agent.judge.assessment import assess_answer
+    from agent.rubric import load_rubric
+
+    rubric = load_rubric()
+    a = next(x for x in load_graded_set(split="dev").answers if x.id == "a1-concepts-strong-terse-en")
+    ra = assess_answer(rubric, a.round, a.as_answer(), a.language)
+    assert ra.checklist is not None
+    firsts = [q[0] for q in ra.quotes.values() if q]
+    assert len(firsts) >= 4 and len(set(firsts)) == len(firsts)
+    items = {i.id: i for i in rubric.evidence(a.round)}
+    signals = {s.id: s for s in rubric.strong_signals(a.round)}
+    for d, quotes in ra.quotes.items():
+        allowed = {f.quote for f in ra.checklist.items if f.covered and d in items[f.id].dimensions}
+        allowed |= {s.quote for s in ra.checklist.strong if s.present and d in signals[s.id].dimensions}
+        assert set(quotes) <= allowed, d
