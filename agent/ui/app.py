@@ -23,7 +23,6 @@ import time
 import wave
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,50 +31,30 @@ import numpy as np
 from pydantic import ValidationError
 
 from agent import graph
-from agent.grading import report_json
 from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
-from agent.overrides import NewOverride, OverrideLog, OverrideLogError, effective_scores
+from agent.overrides import NewOverride, OverrideLogError, effective_scores
 from agent.report import JudgeInfo, Report, RoundAssessment
-from agent.rubric.loader import Rubric, default_rubric
+from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, ROUND_IDS, Lang
 from agent.transcript import TranscriptError, parse_transcript
 from agent.ui import views
-from agent.ui.auth import browser_secret, load_reviewers
-from agent.ui.charts import radar
-from agent.ui.files import UploadRefused, download_dir, safe_upload
-from agent.ui.sources import Retriever, SourcesUnavailable, default_retriever
+from agent.ui.auth import browser_secret
+from agent.ui.context import AppContext, Services
+from agent.ui.files import UploadRefused, safe_upload
+from agent.ui.sources import SourcesUnavailable
 from agent.ui.strings import t
+from agent.ui.tabs import reports
 from agent.ui.texts import Texts
 from agent.voice import (
     AudioDecodeError,
-    SpeechToText,
-    TextToSpeech,
     VoiceUnavailable,
-    default_stt,
-    default_tts,
 )
 from agent.voice.stt import MAX_AUDIO_BYTES
 
 LANG_CHOICES: list[tuple[str, str]] = [("English", "en"), ("中文", "zh")]
 SNIPPETS_SHOWN = 3
-HISTORY_LIMIT = 50
 MAX_PAGES = 10_000
-
-
-@dataclass
-class Services:
-    """What the app talks to; tests swap any of them."""
-
-    rubric: Rubric = field(default_factory=default_rubric)
-    stt: Callable[[], SpeechToText] = default_stt
-    tts: Callable[[], TextToSpeech] = default_tts
-    overrides: OverrideLog = field(default_factory=OverrideLog)
-    retriever: Callable[[], Retriever] = default_retriever
-    require_login: bool = False
-    """True when the app has users: the owner and the reviewer are then the signed-in user."""
-    reviewers: frozenset[str] = field(default_factory=load_reviewers)
-    """Signed-in users who may review (override) any session; none without a login."""
 
 
 def _lang(value: object) -> Lang:
@@ -261,6 +240,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             with gr.Column(scale=1, min_width=180):
                 ui = T(gr.Radio, {"label": "ui_language"}, choices=LANG_CHOICES, value=ui_lang)
         who = gr.Markdown("")
+        ctx = AppContext(s, T, ui_lang, ui, owner_state, report_state)
 
         # ======================================================== Practice
         with gr.Tab(t("tab_practice", ui_lang), id="practice") as tab_practice:
@@ -962,183 +942,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             api_name="save_override",
         )
 
-        # ======================================================== Reports
-        with gr.Tab(t("tab_reports", ui_lang), id="reports") as tab_reports:
-            T.register(tab_reports, {"label": "tab_reports"})
-            rep_state = gr.State(None)
-            with gr.Row():
-                rep_sessions = T(
-                    gr.Dropdown, {"label": "my_sessions"}, choices=[], scale=3, allow_custom_value=True
-                )
-                rep_refresh = T(gr.Button, {"value": "refresh"}, scale=1)
-                rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1)
-                rep_use_review = T(gr.Button, {"value": "use_review"}, scale=1)
-            rep_status = gr.Markdown("", elem_id="reports-status")
-            with gr.Row():
-                with gr.Column(scale=3):
-                    rep_chart = T(gr.Plot, {"label": "radar"}, elem_id="reports-radar")
-                with gr.Column(scale=2):
-                    rep_summary = gr.Markdown("", elem_id="reports-summary")
-                    with gr.Row():
-                        rep_json = T(gr.DownloadButton, {"label": "download_json"}, value=None)
-                        rep_md = T(gr.DownloadButton, {"label": "download_md"}, value=None)
-            rep_history = T(
-                gr.Dataframe,
-                {
-                    "label": "history",
-                    "headers": lambda lang: [
-                        t(k, lang) for k in ("col_session", "col_plan", "col_when", "col_totals")
-                    ],
-                },
-                interactive=False,
-                wrap=True,
-            )
-            with gr.Row():
-                rep_a = T(gr.Dropdown, {"label": "attempt_a"}, choices=[], allow_custom_value=True)
-                rep_b = T(gr.Dropdown, {"label": "attempt_b"}, choices=[], allow_custom_value=True)
-                rep_compare = T(gr.Button, {"value": "compare"})
-            rep_cmp = T(
-                gr.Dataframe,
-                {
-                    "label": "compare",
-                    "headers": lambda lang: [
-                        t(k, lang) for k in ("col_round", "col_dimension", "col_a", "col_b", "col_change")
-                    ],
-                },
-                interactive=False,
-            )
-
-        def my_reports(owner: str) -> list[tuple[SessionSummary, SessionReport]]:
-            """The owner's finished sessions with their reports, most recent first."""
-            out: list[tuple[SessionSummary, SessionReport]] = []
-            for summary in graph.list_sessions(owner=owner)[:HISTORY_LIMIT]:
-                if summary.status != "done":
-                    continue
-                try:
-                    view = graph.get_session(summary.session_id, owner=owner)
-                except SessionError:
-                    continue
-                if view.report is not None:
-                    out.append((summary, view.report))
-            return out
-
-        def refresh_reports(ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
-            ui = _lang(ui_v)
-            reports = my_reports(owner_of(owner_v, request))
-            ids = [summary.session_id for summary, _ in reports]
-            rows = [
-                [
-                    summary.session_id,
-                    summary.plan,
-                    summary.updated_at,
-                    ", ".join(f"{views.round_title(rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds),
-                ]
-                for summary, r in reports
-            ]
-            latest = ids[0] if ids else None
-            earlier = ids[1] if len(ids) > 1 else latest
-            return [
-                gr.update(choices=ids, value=latest),
-                rows,
-                gr.update(choices=ids, value=earlier),
-                gr.update(choices=ids, value=latest),
-            ]
-
-        def show_report(report: Report, ui: Lang, key: str | None = None) -> list[Any]:
-            key = key or report.id
-            eff = effective_scores(report, s.overrides.rows(key), key=key)
-            by_round: dict[str, list[int]] = {}
-            for e in eff:
-                by_round.setdefault(e.round, []).append(e.effective)
-            fig = radar(
-                [views.dim_title(rubric, d, ui) for d in DIMENSIONS],
-                [(views.round_title(rubric, rid, ui), vals) for rid, vals in by_round.items()],
-            )
-            folder = download_dir()
-            jpath = folder / f"{_safe_name(report.id)}.json"
-            mpath = folder / f"{_safe_name(report.id)}.md"
-            doc = json.loads(report_json(report))
-            doc["effective_scores"] = [e.model_dump(mode="json", exclude={"override"}) for e in eff]
-            jpath.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-            mpath.write_text(
-                session_markdown(report, rubric) + views.effective_md(report, eff, rubric), encoding="utf-8"
-            )
-            return [
-                {"report": report.model_dump(mode="json")},
-                "",
-                fig,
-                views.report_summary_md(report, rubric, ui, eff),
-                str(jpath),
-                str(mpath),
-            ]
-
-        rep_outputs = [rep_state, rep_status, rep_chart, rep_summary, rep_json, rep_md]
-
-        def open_report(sid: str | None, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
-            ui = _lang(ui_v)
-            if not sid:
-                return [gr.update(), f"⚠️ {t('need_session_id', ui)}", *[gr.update()] * 4]
-            try:
-                view = graph.get_session(sid, owner=owner_of(owner_v, request))
-            except SessionError as e:
-                return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4]
-            if view.report is None:
-                return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4]
-            return show_report(view.report, ui)
-
-        def use_review_report(rep: dict[str, Any] | None, ui_v: str) -> list[Any]:
-            ui = _lang(ui_v)
-            if not rep:
-                return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4]
-            return show_report(SessionReport.model_validate(rep["report"]), ui, rep.get("key"))
-
-        def compare_attempts(
-            a: str | None, b: str | None, ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[list[Any]]:
-            ui = _lang(ui_v)
-            owner = owner_of(owner_v, request)
-            if not a or not b:
-                return []
-            try:
-                ra_a = {ra.round: ra for ra in _report_of(graph.get_session(a, owner=owner))}
-                ra_b = {ra.round: ra for ra in _report_of(graph.get_session(b, owner=owner))}
-            except SessionError as e:
-                raise gr.Error(str(e)) from e
-            rows: list[list[Any]] = []
-            for rid in [r for r in ra_b if r in ra_a]:
-                for d in DIMENSIONS:
-                    before, after = ra_a[rid].scores[d], ra_b[rid].scores[d]
-                    rows.append(
-                        [
-                            views.round_title(rubric, rid, ui),
-                            views.dim_title(rubric, d, ui),
-                            before,
-                            after,
-                            f"{after - before:+d}",
-                        ]
-                    )
-                rows.append(
-                    [
-                        views.round_title(rubric, rid, ui),
-                        t("total", ui),
-                        ra_a[rid].total,
-                        ra_b[rid].total,
-                        f"{ra_b[rid].total - ra_a[rid].total:+d}",
-                    ]
-                )
-            if not rows:
-                raise gr.Error(t("no_common_rounds", ui))
-            return rows
-
-        rep_refresh.click(
-            refresh_reports, common, [rep_sessions, rep_history, rep_a, rep_b], api_name="list_reports"
-        )
-        tab_reports.select(
-            refresh_reports, common, [rep_sessions, rep_history, rep_a, rep_b], api_name="reports_tab"
-        )
-        rep_open.click(open_report, [rep_sessions, *common], rep_outputs, api_name="open_report")
-        rep_use_review.click(use_review_report, [report_state, ui], rep_outputs, api_name="use_review_report")
-        rep_compare.click(compare_attempts, [rep_a, rep_b, *common], rep_cmp, api_name="compare_attempts")
+        reports.build(ctx)
 
         # ======================================================== language and owner
         def switch(ui_v: str, p: dict[str, Any], c: dict[str, Any]) -> list[Any]:
@@ -1203,11 +1007,3 @@ def _upload_key(owner: str, report_id: str) -> str:
     if len(key) <= 200:
         return key
     return "upload:sha256:" + hashlib.sha256(f"{owner}\n{report_id}".encode()).hexdigest()
-
-
-def _safe_name(report_id: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in report_id)[:100] or "report"
-
-
-def _report_of(view: SessionView) -> list[RoundAssessment]:
-    return view.report.rounds if view.report else []

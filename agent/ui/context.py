@@ -1,0 +1,148 @@
+"""What every tab of the app works with, passed to its builder and its handlers as one `AppContext`.
+
+A handler is a module-level function `handler(ctx, *inputs)`; `ctx.bind(handler)` is what Gradio calls.
+Gradio shows a handler's parameter names and docstring on the app's API page: they are part of the API.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import gradio as gr
+
+from agent.graph import SessionSummary
+from agent.overrides import OverrideLog
+from agent.rubric.loader import Rubric, default_rubric
+from agent.rubric.model import DIMENSIONS, ROUND_IDS, Lang
+from agent.ui import views
+from agent.ui.auth import load_reviewers
+from agent.ui.sources import Retriever, default_retriever
+from agent.ui.strings import t
+from agent.ui.texts import Texts
+from agent.voice import SpeechToText, TextToSpeech, default_stt, default_tts
+
+R = TypeVar("R")
+
+LANG_CHOICES: list[tuple[str, str]] = [("English", "en"), ("中文", "zh")]
+MAX_PAGES = 10_000
+"""Pages whose shown question is remembered (the oldest is forgotten first)."""
+
+
+@dataclass
+class Services:
+    """What the app talks to; tests swap any of them."""
+
+    rubric: Rubric = field(default_factory=default_rubric)
+    stt: Callable[[], SpeechToText] = default_stt
+    tts: Callable[[], TextToSpeech] = default_tts
+    overrides: OverrideLog = field(default_factory=OverrideLog)
+    retriever: Callable[[], Retriever] = default_retriever
+    require_login: bool = False
+    """True when the app has users: the owner and the reviewer are then the signed-in user."""
+    reviewers: frozenset[str] = field(default_factory=load_reviewers)
+    """Signed-in users who may review (override) any session; none without a login."""
+
+
+def lang_of(value: object) -> Lang:
+    """A language from a component's value: "zh", else "en"."""
+    return "zh" if value == "zh" else "en"
+
+
+class ShownQuestions:
+    """Page (Gradio session) -> the question it shows now, so late speech of an older one is dropped."""
+
+    def __init__(self, limit: int = MAX_PAGES) -> None:
+        self._limit = limit
+        self._shown: OrderedDict[str, str | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def show(self, page: str, say: str | None) -> None:
+        with self._lock:
+            self._shown[page] = say
+            while len(self._shown) > self._limit:
+                self._shown.popitem(last=False)
+
+    def showing(self, page: str, default: str | None) -> str | None:
+        with self._lock:
+            return self._shown.get(page, default)
+
+
+@dataclass
+class AppContext:
+    """The services, the interface language with its translated components, and the components that
+    more than one tab reads."""
+
+    services: Services
+    texts: Texts
+    """Every component with translatable text; the language switch re-renders them."""
+    ui_lang: Lang
+    """The interface language the app starts in."""
+    ui: gr.Radio
+    """The interface language switch."""
+    owner_state: gr.State
+    """Whose sessions this page sees (see `owner_of`)."""
+    report_state: gr.State
+    """The report open in Review (Reports can show it)."""
+    shown: ShownQuestions = field(default_factory=ShownQuestions)
+
+    @property
+    def rubric(self) -> Rubric:
+        return self.services.rubric
+
+    @property
+    def common(self) -> list[Any]:
+        """The inputs most handlers end with: the interface language and the owner."""
+        return [self.ui, self.owner_state]
+
+    def bind(self, handler: Callable[..., R], *args: Any) -> Callable[..., R]:
+        """`handler(self, *args, *inputs)` as Gradio calls it, with `inputs` only.
+
+        Gradio reads the handler's signature and type hints: a `gr.Request` parameter is filled in
+        rather than taken from an input, and the parameter names name the API's parameters. The bound
+        function keeps both, less the parameters bound here."""
+        signature = inspect.signature(handler)
+
+        @functools.wraps(handler)
+        def bound(*inputs: Any, **kwargs: Any) -> R:
+            return handler(self, *args, *inputs, **kwargs)
+
+        rest = list(signature.parameters.values())[1 + len(args) :]
+        bound.__signature__ = signature.replace(parameters=rest)  # type: ignore[attr-defined]
+        return bound
+
+    def owner_of(self, owner_state: str | None, request: gr.Request) -> str:
+        if self.services.require_login:
+            if not request.username:
+                raise gr.Error(t("need_login", self.ui_lang))
+            return str(request.username)
+        return owner_state or f"tab:{request.session_hash}"
+
+    def is_reviewer(self, request: gr.Request) -> bool:
+        s = self.services
+        return s.require_login and bool(request.username) and str(request.username) in s.reviewers
+
+    def may_review(self, found: SessionSummary, owner: str, request: gr.Request) -> bool:
+        return found.owner == owner or self.is_reviewer(request)
+
+    def plan_choices(self, lang: Lang) -> list[tuple[str, str]]:
+        rubric = self.rubric
+        rounds = [
+            (t("plan_round", lang, title=rubric.round(r).title.get(lang), minutes=rubric.round(r).minutes), r)
+            for r in ROUND_IDS
+            if r != "project-experience"
+        ]
+        return [
+            (t("plan_full", lang), "full"),
+            *rounds,
+            (t("plan_project", lang), "project"),
+            (t("plan_redo", lang), "redo"),
+        ]
+
+    def dim_choices(self, lang: Lang) -> list[tuple[str, str]]:
+        return [(views.dim_title(self.rubric, d, lang), d) for d in DIMENSIONS]

@@ -1,0 +1,209 @@
+"""Reports: the owner's finished sessions, a radar chart per round, two attempts compared, downloads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.grading import report_json
+from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
+from agent.graph.report import session_markdown
+from agent.overrides import effective_scores
+from agent.report import Report, RoundAssessment
+from agent.rubric.model import DIMENSIONS, Lang
+from agent.ui import views
+from agent.ui.charts import radar
+from agent.ui.context import AppContext, lang_of
+from agent.ui.files import download_dir
+from agent.ui.strings import t
+
+HISTORY_LIMIT = 50
+
+
+def build(ctx: AppContext) -> None:
+    """The tab and its events (it shows the report open in Review on request)."""
+    T = ctx.texts
+    with gr.Tab(t("tab_reports", ctx.ui_lang), id="reports") as tab_reports:
+        T.register(tab_reports, {"label": "tab_reports"})
+        rep_state = gr.State(None)
+        with gr.Row():
+            rep_sessions = T(
+                gr.Dropdown, {"label": "my_sessions"}, choices=[], scale=3, allow_custom_value=True
+            )
+            rep_refresh = T(gr.Button, {"value": "refresh"}, scale=1)
+            rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1)
+            rep_use_review = T(gr.Button, {"value": "use_review"}, scale=1)
+        rep_status = gr.Markdown("", elem_id="reports-status")
+        with gr.Row():
+            with gr.Column(scale=3):
+                rep_chart = T(gr.Plot, {"label": "radar"}, elem_id="reports-radar")
+            with gr.Column(scale=2):
+                rep_summary = gr.Markdown("", elem_id="reports-summary")
+                with gr.Row():
+                    rep_json = T(gr.DownloadButton, {"label": "download_json"}, value=None)
+                    rep_md = T(gr.DownloadButton, {"label": "download_md"}, value=None)
+        rep_history = T(
+            gr.Dataframe,
+            {"label": "history", "headers": history_headers},
+            interactive=False,
+            wrap=True,
+        )
+        with gr.Row():
+            rep_a = T(gr.Dropdown, {"label": "attempt_a"}, choices=[], allow_custom_value=True)
+            rep_b = T(gr.Dropdown, {"label": "attempt_b"}, choices=[], allow_custom_value=True)
+            rep_compare = T(gr.Button, {"value": "compare"})
+        rep_cmp = T(
+            gr.Dataframe,
+            {"label": "compare", "headers": compare_headers},
+            interactive=False,
+        )
+
+    common = ctx.common
+    listed = [rep_sessions, rep_history, rep_a, rep_b]
+    rep_outputs = [rep_state, rep_status, rep_chart, rep_summary, rep_json, rep_md]
+    rep_refresh.click(ctx.bind(refresh_reports), common, listed, api_name="list_reports")
+    tab_reports.select(ctx.bind(refresh_reports), common, listed, api_name="reports_tab")
+    rep_open.click(ctx.bind(open_report), [rep_sessions, *common], rep_outputs, api_name="open_report")
+    rep_use_review.click(
+        ctx.bind(use_review_report), [ctx.report_state, ctx.ui], rep_outputs, api_name="use_review_report"
+    )
+    rep_compare.click(
+        ctx.bind(compare_attempts), [rep_a, rep_b, *common], rep_cmp, api_name="compare_attempts"
+    )
+
+
+def history_headers(lang: Lang) -> list[str]:
+    return [t(k, lang) for k in ("col_session", "col_plan", "col_when", "col_totals")]
+
+
+def compare_headers(lang: Lang) -> list[str]:
+    return [t(k, lang) for k in ("col_round", "col_dimension", "col_a", "col_b", "col_change")]
+
+
+def my_reports(owner: str) -> list[tuple[SessionSummary, SessionReport]]:
+    """The owner's finished sessions with their reports, most recent first."""
+    out: list[tuple[SessionSummary, SessionReport]] = []
+    for summary in graph.list_sessions(owner=owner)[:HISTORY_LIMIT]:
+        if summary.status != "done":
+            continue
+        try:
+            view = graph.get_session(summary.session_id, owner=owner)
+        except SessionError:
+            continue
+        if view.report is not None:
+            out.append((summary, view.report))
+    return out
+
+
+def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
+    ui = lang_of(ui_v)
+    reports = my_reports(ctx.owner_of(owner_v, request))
+    ids = [summary.session_id for summary, _ in reports]
+    rows = [
+        [
+            summary.session_id,
+            summary.plan,
+            summary.updated_at,
+            ", ".join(f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds),
+        ]
+        for summary, r in reports
+    ]
+    latest = ids[0] if ids else None
+    earlier = ids[1] if len(ids) > 1 else latest
+    return [
+        gr.update(choices=ids, value=latest),
+        rows,
+        gr.update(choices=ids, value=earlier),
+        gr.update(choices=ids, value=latest),
+    ]
+
+
+def show_report(ctx: AppContext, report: Report, ui: Lang, key: str | None = None) -> list[Any]:
+    """The report's chart, summary and downloads; `key`: the id its overrides are kept under."""
+    rubric = ctx.rubric
+    key = key or report.id
+    eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
+    by_round: dict[str, list[int]] = {}
+    for e in eff:
+        by_round.setdefault(e.round, []).append(e.effective)
+    fig = radar(
+        [views.dim_title(rubric, d, ui) for d in DIMENSIONS],
+        [(views.round_title(rubric, rid, ui), vals) for rid, vals in by_round.items()],
+    )
+    folder = download_dir()
+    jpath = folder / f"{safe_name(report.id)}.json"
+    mpath = folder / f"{safe_name(report.id)}.md"
+    doc = json.loads(report_json(report))
+    doc["effective_scores"] = [e.model_dump(mode="json", exclude={"override"}) for e in eff]
+    jpath.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    mpath.write_text(
+        session_markdown(report, rubric) + views.effective_md(report, eff, rubric), encoding="utf-8"
+    )
+    return [
+        {"report": report.model_dump(mode="json")},
+        "",
+        fig,
+        views.report_summary_md(report, rubric, ui, eff),
+        str(jpath),
+        str(mpath),
+    ]
+
+
+def open_report(
+    ctx: AppContext, sid: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not sid:
+        return [gr.update(), f"⚠️ {t('need_session_id', ui)}", *[gr.update()] * 4]
+    try:
+        view = graph.get_session(sid, owner=ctx.owner_of(owner_v, request))
+    except SessionError as e:
+        return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4]
+    if view.report is None:
+        return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4]
+    return show_report(ctx, view.report, ui)
+
+
+def use_review_report(ctx: AppContext, rep: dict[str, Any] | None, ui_v: str) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not rep:
+        return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4]
+    return show_report(ctx, SessionReport.model_validate(rep["report"]), ui, rep.get("key"))
+
+
+def compare_attempts(
+    ctx: AppContext, a: str | None, b: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[list[Any]]:
+    # per round both attempts answered: each dimension's score in A and B and the change, then the total
+    ui = lang_of(ui_v)
+    owner = ctx.owner_of(owner_v, request)
+    if not a or not b:
+        return []
+    try:
+        ra_a = {ra.round: ra for ra in _rounds_of(graph.get_session(a, owner=owner))}
+        ra_b = {ra.round: ra for ra in _rounds_of(graph.get_session(b, owner=owner))}
+    except SessionError as e:
+        raise gr.Error(str(e)) from e
+    rows: list[list[Any]] = []
+    for rid in [r for r in ra_b if r in ra_a]:
+        title = views.round_title(ctx.rubric, rid, ui)
+        for d in DIMENSIONS:
+            before, after = ra_a[rid].scores[d], ra_b[rid].scores[d]
+            rows.append([title, views.dim_title(ctx.rubric, d, ui), before, after, f"{after - before:+d}"])
+        before_total, after_total = ra_a[rid].total, ra_b[rid].total
+        rows.append([title, t("total", ui), before_total, after_total, f"{after_total - before_total:+d}"])
+    if not rows:
+        raise gr.Error(t("no_common_rounds", ui))
+    return rows
+
+
+def safe_name(report_id: str) -> str:
+    """A file name for downloads of the report."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in report_id)[:100] or "report"
+
+
+def _rounds_of(view: SessionView) -> list[RoundAssessment]:
+    return view.report.rounds if view.report else []
