@@ -15,7 +15,6 @@ key `upload:<uploader>:<id>`: its overrides are the uploader's alone and never t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import threading
@@ -28,23 +27,21 @@ from typing import Any
 
 import gradio as gr
 import numpy as np
-from pydantic import ValidationError
 
 from agent import graph
-from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
+from agent.graph import SessionError, SessionView
 from agent.graph.report import session_markdown
-from agent.overrides import NewOverride, OverrideLogError, effective_scores
-from agent.report import JudgeInfo, Report, RoundAssessment
+from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS, ROUND_IDS, Lang
-from agent.transcript import TranscriptError, parse_transcript
+from agent.rubric.model import ROUND_IDS, Lang
 from agent.ui import views
 from agent.ui.auth import browser_secret
 from agent.ui.context import AppContext, Services
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
 from agent.ui.strings import t
-from agent.ui.tabs import reports
+from agent.ui.tabs import reports, review
+from agent.ui.tabs.shared import log_override
 from agent.ui.texts import Texts
 from agent.voice import (
     AudioDecodeError,
@@ -78,10 +75,6 @@ def _plan_choices(rubric: Rubric) -> Callable[[Lang], list[tuple[str, str]]]:
     return choices
 
 
-def _dim_choices(rubric: Rubric) -> Callable[[Lang], list[tuple[str, str]]]:
-    return lambda lang: [(views.dim_title(rubric, d, lang), d) for d in DIMENSIONS]
-
-
 def _wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:
     with wave.open(str(path)) as w:
         frames = w.readframes(w.getnframes())
@@ -97,7 +90,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
     rubric = s.rubric
     T = Texts(ui_lang)
     plan_choices = _plan_choices(rubric)
-    dim_choices = _dim_choices(rubric)
     secret = browser_secret()
     said: OrderedDict[str, str | None] = OrderedDict()
     """page (Gradio session) -> the question it shows now, so late speech of an older one is dropped."""
@@ -111,12 +103,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 raise gr.Error(t("need_login", ui_lang))
             return str(request.username)
         return owner_state or f"tab:{request.session_hash}"
-
-    def is_reviewer(request: gr.Request) -> bool:
-        return s.require_login and bool(request.username) and str(request.username) in s.reviewers
-
-    def may_review(found: SessionSummary, owner: str, request: gr.Request) -> bool:
-        return found.owner == owner or is_reviewer(request)
 
     def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:
         if question:
@@ -174,61 +160,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         from agent.graph.session import graph_context
 
         return graph_context(rubric).info
-
-    def log_override(
-        *,
-        report_id: str,
-        round_id: str,
-        dim: str,
-        judge_score: int,
-        human: int,
-        reason: str,
-        reviewer: str,
-        info: JudgeInfo,
-        ui: Lang,
-        request: gr.Request,
-    ) -> str:
-        if s.require_login:
-            if not request.username:
-                return f"⚠️ {t('need_login', ui)}"
-            reviewer = str(request.username)
-        if not round_id or dim not in DIMENSIONS:
-            return f"⚠️ {t('need_round_dim', ui)}"
-        if not (reason or "").strip():
-            return f"⚠️ {t('need_reason', ui)}"
-        if not (reviewer or "").strip():
-            return f"⚠️ {t('need_reviewer', ui)}"
-        try:
-            row = s.overrides.append(
-                NewOverride.model_validate(
-                    {
-                        "transcript_id": report_id,
-                        "round": round_id,
-                        "dimension": dim,
-                        "judge_score": judge_score,
-                        "human_score": int(human),
-                        "reason": reason,
-                        "reviewer": reviewer,
-                        "rubric_version": info.rubric_version,
-                        "judge_model": info.model,
-                        "judge_kind": info.kind,
-                    }
-                )
-            )
-        except ValidationError as e:
-            return f"⚠️ {t('override_failed', ui, why=_first_error(e))}"
-        except OverrideLogError as e:
-            return f"⚠️ {t('override_failed', ui, why=str(e))}"
-        return "✓ " + t(
-            "override_saved",
-            ui,
-            round=views.round_title(rubric, row.round, ui),
-            dimension=views.dim_title(rubric, row.dimension, ui),
-            judge=row.judge_score,
-            human=row.human_score,
-            reviewer=row.reviewer,
-            id=row.id,
-        )
 
     with gr.Blocks(title=t("app_title", ui_lang), analytics_enabled=False) as app:
         owner_state = gr.State(None)
@@ -538,7 +469,9 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                     c_sources = gr.Markdown("")
             with gr.Group():
                 with gr.Row():
-                    c_dim = T(gr.Dropdown, {"label": "dimension", "choices": dim_choices}, value="accuracy")
+                    c_dim = T(
+                        gr.Dropdown, {"label": "dimension", "choices": ctx.dim_choices}, value="accuracy"
+                    )
                     c_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
                     c_reviewer = T(gr.Textbox, {"label": "reviewer"})
                 c_reason = T(gr.Textbox, {"label": "reason"})
@@ -680,6 +613,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                 if judge_score is None:
                     return f"⚠️ {t('need_round_dim', ui)}"
                 return log_override(
+                    ctx,
                     report_id=state["sid"],
                     round_id=ra.round,
                     dim=dim,
@@ -717,231 +651,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         c_accept.click(copilot_decide(True), decide_inputs, c_log_status, api_name="copilot_accept")
         c_override.click(copilot_decide(False), decide_inputs, c_log_status, api_name="copilot_override")
 
-        # ======================================================== Review
-        review_headers = lambda lang: [t(k, lang) for k in views.REVIEW_HEADERS]  # noqa: E731
-        with gr.Tab(t("tab_review", ui_lang), id="review") as tab_review:
-            T.register(tab_review, {"label": "tab_review"})
-            T(gr.Markdown, {"value": "review_intro"})
-            with gr.Row():
-                r_file = T(gr.File, {"label": "report_file"}, file_types=[".json"], type="filepath", scale=2)
-                with gr.Column(scale=1):
-                    r_sid = T(gr.Textbox, {"label": "open_session_id"}, elem_id="review-sid")
-                    r_open_sid = T(gr.Button, {"value": "open_session"})
-            r_status = gr.Markdown("", elem_id="review-status")
-            r_summary = gr.Markdown("", elem_classes=["coach-md"])
-            r_table = T(
-                gr.Dataframe,
-                {"label": "scores_table", "headers": review_headers},
-                interactive=False,
-                wrap=True,
-                column_widths=["13%", "12%", "6%", "7%", "17%", "27%", "18%"],
-                elem_id="review-table",
-            )
-            with gr.Group():
-                with gr.Row():
-                    r_round = T(gr.Dropdown, {"label": "round"}, choices=[], allow_custom_value=True)
-                    r_dim = T(
-                        gr.Dropdown,
-                        {"label": "dimension", "choices": dim_choices},
-                        value="accuracy",
-                        elem_id="review-dim",
-                    )
-                    r_score = T(
-                        gr.Slider,
-                        {"label": "new_score"},
-                        minimum=1,
-                        maximum=5,
-                        step=1,
-                        value=3,
-                        elem_id="review-score",
-                    )
-                with gr.Row():
-                    r_reason = T(gr.Textbox, {"label": "reason"}, scale=3, elem_id="review-reason")
-                    r_reviewer = T(gr.Textbox, {"label": "reviewer"}, scale=1, elem_id="review-reviewer")
-                r_save = T(gr.Button, {"value": "save_override"}, variant="primary", elem_id="review-save")
-                r_save_status = gr.Markdown("", elem_id="review-save-status")
-            r_log = T(
-                gr.Dataframe,
-                {"label": "override_log"},
-                headers=list(views.LOG_COLUMNS),
-                interactive=False,
-                wrap=True,
-                elem_id="review-log",
-            )
-
-        def loaded(
-            report: Report,
-            kind: str,
-            ui: Lang,
-            *,
-            key: str | None = None,
-            stored: bool = False,
-            note: str = "",
-        ) -> list[Any]:
-            """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
-            `stored`: it is a stored session's (access is checked again when an override is saved)."""
-            key = key or report.id
-            rows = s.overrides.rows(key)
-            eff = effective_scores(report, rows, key=key)
-            rounds = [(views.round_title(rubric, ra.round, ui), ra.round) for ra in report.rounds]
-            opened = t("opened", ui, id=report.id, kind=t(kind, ui))
-            return [
-                {
-                    "report": report.model_dump(mode="json"),
-                    "session": isinstance(report, SessionReport),
-                    "key": key,
-                    "stored": stored,
-                },
-                f"{opened} {note}" if note else opened,
-                views.report_summary_md(report, rubric, ui, eff),
-                views.review_rows(report, eff, rubric),
-                gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
-                views.log_rows(rows),
-            ]
-
-        review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
-
-        def failed(msg: str) -> list[Any]:
-            return [gr.update(), f"⚠️ {msg}", *[gr.update()] * 4]
-
-        def open_stored(sid: str, session_owner: str | None, ui: Lang, kind: str) -> list[Any]:
-            """A stored session's own report (or its answers so far, graded now); access already checked."""
-            try:
-                view = graph.get_session(sid, owner=session_owner)
-            except SessionError as e:
-                return failed(str(e))
-            if view.report is not None:
-                return loaded(view.report, kind, ui, stored=True)
-            if not view.transcript.rounds:
-                return failed(t("nothing_to_grade", ui))
-            try:
-                return loaded(
-                    graph.grade_with_graph(view.transcript), "kind_session_partial", ui, stored=True
-                )
-            except (SessionError, TranscriptError, ValueError) as e:
-                return failed(str(e))
-
-        def open_report_file(
-            path: str | None, ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[Any]:
-            ui = _lang(ui_v)
-            if not path:
-                return failed(t("no_report", ui))
-            try:
-                data = safe_upload(path).read_bytes()
-                obj = json.loads(data.decode("utf-8-sig"))
-            except UploadRefused as e:
-                return failed(t("bad_file", ui, why=str(e)))
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                return failed(t("bad_file", ui, why=f"not JSON ({e})"))
-            report: SessionReport | None = None
-            if isinstance(obj, dict) and "judge" in obj and isinstance(obj.get("rounds"), list):
-                try:
-                    report = SessionReport.model_validate(obj)
-                except ValidationError as e:
-                    return failed(t("bad_file", ui, why=_first_error(e)))
-                file_id = report.id
-            else:
-                try:
-                    transcript = parse_transcript(data, Path(path).name)
-                except TranscriptError as e:
-                    return failed(t("bad_file", ui, why=str(e)))
-                file_id = transcript.id
-            owner = owner_of(owner_v, request)
-            try:
-                found = graph.find_session(file_id)
-            except SessionError as e:
-                return failed(str(e))
-            if found is not None:  # the file names a stored session: its owner's, or a reviewer's to open
-                if not may_review(found, owner, request):
-                    return failed(t("upload_not_yours", ui, id=file_id))
-                return open_stored(found.session_id, found.owner, ui, "kind_upload_stored")
-            key = _upload_key(owner, file_id)
-            note = t("upload_key", ui, where=key)
-            if report is not None:
-                return loaded(report, "kind_report", ui, key=key, note=note)
-            return loaded(graph.grade_with_graph(transcript), "kind_transcript", ui, key=key, note=note)
-
-        def open_session_report(sid: str, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
-            ui = _lang(ui_v)
-            if not (sid or "").strip():
-                return failed(t("need_session_id", ui))
-            sid = sid.strip()
-            session_owner: str | None = owner_of(owner_v, request)
-            if is_reviewer(request):  # a reviewer opens anyone's session
-                try:
-                    found = graph.find_session(sid)
-                except SessionError as e:
-                    return failed(str(e))
-                if found is not None:
-                    session_owner = found.owner
-            return open_stored(sid, session_owner, ui, "kind_session")
-
-        def save_override(
-            rep: dict[str, Any] | None,
-            round_id: str,
-            dim: str,
-            score: float,
-            reason: str,
-            reviewer: str,
-            ui_v: str,
-            owner_v: str | None,
-            request: gr.Request,
-        ) -> list[Any]:
-            ui = _lang(ui_v)
-            if not rep:
-                return [f"⚠️ {t('no_report', ui)}", *[gr.update()] * 3]
-            report = SessionReport.model_validate(rep["report"])
-            key = str(rep.get("key") or report.id)
-            if rep.get("stored"):  # still the caller's to review (a reviewer role may have been taken away)
-                try:
-                    found = graph.find_session(report.id)
-                except SessionError as e:
-                    return [f"⚠️ {e}", *[gr.update()] * 3]
-                if found is None or not may_review(found, owner_of(owner_v, request), request):
-                    return [f"⚠️ {t('not_yours_now', ui, id=report.id)}", *[gr.update()] * 3]
-            ra = next((r for r in report.rounds if r.round == round_id), None)
-            if ra is None or dim not in ra.scores:
-                return [f"⚠️ {t('need_round_dim', ui)}", *[gr.update()] * 3]
-            msg = log_override(
-                report_id=key,
-                round_id=ra.round,
-                dim=dim,
-                judge_score=ra.scores[dim],
-                human=int(score),
-                reason=reason,
-                reviewer=reviewer,
-                info=ra.judge or report.judge,
-                ui=ui,
-                request=request,
-            )
-            if not msg.startswith("✓"):  # nothing was written: the form and the tables stay as they are
-                return [msg, *[gr.update()] * 3]
-            try:
-                rows = s.overrides.rows(key)
-            except OverrideLogError as e:
-                return [f"{msg}\n\n⚠️ {e}", *[gr.update()] * 3]
-            eff = effective_scores(report, rows, key=key)
-            return [
-                msg,
-                views.report_summary_md(report, rubric, ui, eff),
-                views.review_rows(report, eff, rubric),
-                views.log_rows(rows),
-            ]
-
-        r_file.upload(
-            open_report_file, [r_file, ui, owner_state], review_outputs, api_name="open_report_file"
-        )
-        r_open_sid.click(
-            open_session_report, [r_sid, *common], review_outputs, api_name="open_session_report"
-        )
-        r_save.click(
-            save_override,
-            [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui, owner_state],
-            [r_save_status, r_summary, r_table, r_log],
-            api_name="save_override",
-        )
-
+        review.build(ctx)
         reports.build(ctx)
 
         # ======================================================== language and owner
@@ -993,17 +703,3 @@ def _view_state(view: SessionView) -> dict[str, Any]:
         "status": view.status,
         "question": view.question,
     }
-
-
-def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-
-
-def _upload_key(owner: str, report_id: str) -> str:
-    """Where the overrides of an upload that names no stored session are kept: its uploader's own key
-    (never a session id: those have no colon). A key over the log's 200 characters is hashed."""
-    key = f"upload:{owner}:{report_id}"
-    if len(key) <= 200:
-        return key
-    return "upload:sha256:" + hashlib.sha256(f"{owner}\n{report_id}".encode()).hexdigest()

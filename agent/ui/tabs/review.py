@@ -1,0 +1,282 @@
+"""Review: open a report, a transcript or a stored session, override a score with a reason.
+
+Overrides belong to the session they correct, so to its owner; a reviewer (`INTERVIEW_REVIEWERS`,
+signed in) may also open anyone's session and override it. A report or transcript uploaded whose id
+names a stored session is refused unless the caller owns that session or is a reviewer; when allowed,
+the stored session's report is opened, so the judge score written to the log is the stored one, never
+the file's. An upload whose id names no stored session is reviewed under the key
+`upload:<uploader>:<id>`: its overrides are the uploader's alone and never touch a session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+from pydantic import ValidationError
+
+from agent import graph
+from agent.graph import SessionError, SessionReport
+from agent.overrides import OverrideLogError, effective_scores
+from agent.report import Report
+from agent.rubric.model import Lang
+from agent.transcript import TranscriptError, parse_transcript
+from agent.ui import views
+from agent.ui.context import AppContext, lang_of
+from agent.ui.files import UploadRefused, safe_upload
+from agent.ui.strings import t
+from agent.ui.tabs.shared import first_error, log_override
+
+
+def build(ctx: AppContext) -> None:
+    """The tab and its events; the report it opens goes to `ctx.report_state`."""
+    T = ctx.texts
+    with gr.Tab(t("tab_review", ctx.ui_lang), id="review") as tab_review:
+        T.register(tab_review, {"label": "tab_review"})
+        T(gr.Markdown, {"value": "review_intro"})
+        with gr.Row():
+            r_file = T(gr.File, {"label": "report_file"}, file_types=[".json"], type="filepath", scale=2)
+            with gr.Column(scale=1):
+                r_sid = T(gr.Textbox, {"label": "open_session_id"}, elem_id="review-sid")
+                r_open_sid = T(gr.Button, {"value": "open_session"})
+        r_status = gr.Markdown("", elem_id="review-status")
+        r_summary = gr.Markdown("", elem_classes=["coach-md"])
+        r_table = T(
+            gr.Dataframe,
+            {"label": "scores_table", "headers": review_headers},
+            interactive=False,
+            wrap=True,
+            column_widths=["13%", "12%", "6%", "7%", "17%", "27%", "18%"],
+            elem_id="review-table",
+        )
+        with gr.Group():
+            with gr.Row():
+                r_round = T(gr.Dropdown, {"label": "round"}, choices=[], allow_custom_value=True)
+                r_dim = T(
+                    gr.Dropdown,
+                    {"label": "dimension", "choices": ctx.dim_choices},
+                    value="accuracy",
+                    elem_id="review-dim",
+                )
+                r_score = T(
+                    gr.Slider,
+                    {"label": "new_score"},
+                    minimum=1,
+                    maximum=5,
+                    step=1,
+                    value=3,
+                    elem_id="review-score",
+                )
+            with gr.Row():
+                r_reason = T(gr.Textbox, {"label": "reason"}, scale=3, elem_id="review-reason")
+                r_reviewer = T(gr.Textbox, {"label": "reviewer"}, scale=1, elem_id="review-reviewer")
+            r_save = T(gr.Button, {"value": "save_override"}, variant="primary", elem_id="review-save")
+            r_save_status = gr.Markdown("", elem_id="review-save-status")
+        r_log = T(
+            gr.Dataframe,
+            {"label": "override_log"},
+            headers=list(views.LOG_COLUMNS),
+            interactive=False,
+            wrap=True,
+            elem_id="review-log",
+        )
+
+    ui, owner_state, report_state = ctx.ui, ctx.owner_state, ctx.report_state
+    review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
+    r_file.upload(
+        ctx.bind(open_report_file), [r_file, ui, owner_state], review_outputs, api_name="open_report_file"
+    )
+    r_open_sid.click(
+        ctx.bind(open_session_report), [r_sid, *ctx.common], review_outputs, api_name="open_session_report"
+    )
+    r_save.click(
+        ctx.bind(save_override),
+        [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui, owner_state],
+        [r_save_status, r_summary, r_table, r_log],
+        api_name="save_override",
+    )
+
+
+def review_headers(lang: Lang) -> list[str]:
+    return [t(k, lang) for k in views.REVIEW_HEADERS]
+
+
+def loaded(
+    ctx: AppContext,
+    report: Report,
+    kind: str,
+    ui: Lang,
+    *,
+    key: str | None = None,
+    stored: bool = False,
+    note: str = "",
+) -> list[Any]:
+    """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
+    `stored`: it is a stored session's (access is checked again when an override is saved)."""
+    rubric = ctx.rubric
+    key = key or report.id
+    rows = ctx.services.overrides.rows(key)
+    eff = effective_scores(report, rows, key=key)
+    rounds = [(views.round_title(rubric, ra.round, ui), ra.round) for ra in report.rounds]
+    opened = t("opened", ui, id=report.id, kind=t(kind, ui))
+    return [
+        {
+            "report": report.model_dump(mode="json"),
+            "session": isinstance(report, SessionReport),
+            "key": key,
+            "stored": stored,
+        },
+        f"{opened} {note}" if note else opened,
+        views.report_summary_md(report, rubric, ui, eff),
+        views.review_rows(report, eff, rubric),
+        gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
+        views.log_rows(rows),
+    ]
+
+
+def failed(msg: str) -> list[Any]:
+    """The Review tab as it was, with `msg` as the status."""
+    return [gr.update(), f"⚠️ {msg}", *[gr.update()] * 4]
+
+
+def open_stored(ctx: AppContext, sid: str, session_owner: str | None, ui: Lang, kind: str) -> list[Any]:
+    """A stored session's own report (or its answers so far, graded now); access already checked."""
+    try:
+        view = graph.get_session(sid, owner=session_owner)
+    except SessionError as e:
+        return failed(str(e))
+    if view.report is not None:
+        return loaded(ctx, view.report, kind, ui, stored=True)
+    if not view.transcript.rounds:
+        return failed(t("nothing_to_grade", ui))
+    try:
+        return loaded(ctx, graph.grade_with_graph(view.transcript), "kind_session_partial", ui, stored=True)
+    except (SessionError, TranscriptError, ValueError) as e:
+        return failed(str(e))
+
+
+def open_report_file(
+    ctx: AppContext, path: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not path:
+        return failed(t("no_report", ui))
+    try:
+        data = safe_upload(path).read_bytes()
+        obj = json.loads(data.decode("utf-8-sig"))
+    except UploadRefused as e:
+        return failed(t("bad_file", ui, why=str(e)))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        return failed(t("bad_file", ui, why=f"not JSON ({e})"))
+    report: SessionReport | None = None
+    if isinstance(obj, dict) and "judge" in obj and isinstance(obj.get("rounds"), list):
+        try:
+            report = SessionReport.model_validate(obj)
+        except ValidationError as e:
+            return failed(t("bad_file", ui, why=first_error(e)))
+        file_id = report.id
+    else:
+        try:
+            transcript = parse_transcript(data, Path(path).name)
+        except TranscriptError as e:
+            return failed(t("bad_file", ui, why=str(e)))
+        file_id = transcript.id
+    owner = ctx.owner_of(owner_v, request)
+    try:
+        found = graph.find_session(file_id)
+    except SessionError as e:
+        return failed(str(e))
+    if found is not None:  # the file names a stored session: its owner's, or a reviewer's to open
+        if not ctx.may_review(found, owner, request):
+            return failed(t("upload_not_yours", ui, id=file_id))
+        return open_stored(ctx, found.session_id, found.owner, ui, "kind_upload_stored")
+    key = upload_key(owner, file_id)
+    note = t("upload_key", ui, where=key)
+    if report is not None:
+        return loaded(ctx, report, "kind_report", ui, key=key, note=note)
+    return loaded(ctx, graph.grade_with_graph(transcript), "kind_transcript", ui, key=key, note=note)
+
+
+def open_session_report(
+    ctx: AppContext, sid: str, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not (sid or "").strip():
+        return failed(t("need_session_id", ui))
+    sid = sid.strip()
+    session_owner: str | None = ctx.owner_of(owner_v, request)
+    if ctx.is_reviewer(request):  # a reviewer opens anyone's session
+        try:
+            found = graph.find_session(sid)
+        except SessionError as e:
+            return failed(str(e))
+        if found is not None:
+            session_owner = found.owner
+    return open_stored(ctx, sid, session_owner, ui, "kind_session")
+
+
+def save_override(
+    ctx: AppContext,
+    rep: dict[str, Any] | None,
+    round_id: str,
+    dim: str,
+    score: float,
+    reason: str,
+    reviewer: str,
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not rep:
+        return [f"⚠️ {t('no_report', ui)}", *[gr.update()] * 3]
+    report = SessionReport.model_validate(rep["report"])
+    key = str(rep.get("key") or report.id)
+    if rep.get("stored"):  # still the caller's to review (a reviewer role may have been taken away)
+        try:
+            found = graph.find_session(report.id)
+        except SessionError as e:
+            return [f"⚠️ {e}", *[gr.update()] * 3]
+        if found is None or not ctx.may_review(found, ctx.owner_of(owner_v, request), request):
+            return [f"⚠️ {t('not_yours_now', ui, id=report.id)}", *[gr.update()] * 3]
+    ra = next((r for r in report.rounds if r.round == round_id), None)
+    if ra is None or dim not in ra.scores:
+        return [f"⚠️ {t('need_round_dim', ui)}", *[gr.update()] * 3]
+    msg = log_override(
+        ctx,
+        report_id=key,
+        round_id=ra.round,
+        dim=dim,
+        judge_score=ra.scores[dim],
+        human=int(score),
+        reason=reason,
+        reviewer=reviewer,
+        info=ra.judge or report.judge,
+        ui=ui,
+        request=request,
+    )
+    if not msg.startswith("✓"):  # nothing was written: the form and the tables stay as they are
+        return [msg, *[gr.update()] * 3]
+    try:
+        rows = ctx.services.overrides.rows(key)
+    except OverrideLogError as e:
+        return [f"{msg}\n\n⚠️ {e}", *[gr.update()] * 3]
+    eff = effective_scores(report, rows, key=key)
+    return [
+        msg,
+        views.report_summary_md(report, ctx.rubric, ui, eff),
+        views.review_rows(report, eff, ctx.rubric),
+        views.log_rows(rows),
+    ]
+
+
+def upload_key(owner: str, report_id: str) -> str:
+    """Where the overrides of an upload that names no stored session are kept: its uploader's own key
+    (never a session id: those have no colon). A key over the log's 200 characters is hashed."""
+    key = f"upload:{owner}:{report_id}"
+    if len(key) <= 200:
+        return key
+    return "upload:sha256:" + hashlib.sha256(f"{owner}\n{report_id}".encode()).hexdigest()

@@ -1,0 +1,162 @@
+"""What more than one tab does: a session's question, progress and sources, speech to text, overrides."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gradio as gr
+from pydantic import ValidationError
+
+from agent.graph import SessionView
+from agent.overrides import NewOverride, OverrideLogError
+from agent.report import JudgeInfo
+from agent.rubric.model import DIMENSIONS, Lang
+from agent.ui import views
+from agent.ui.context import AppContext, lang_of
+from agent.ui.files import UploadRefused, safe_upload
+from agent.ui.sources import SourcesUnavailable
+from agent.ui.strings import t
+from agent.voice import AudioDecodeError, VoiceUnavailable
+from agent.voice.stt import MAX_AUDIO_BYTES
+
+SNIPPETS_SHOWN = 3
+
+
+def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:
+    if question:
+        return f"**{t('question', ui)}:** {question}"
+    return "" if done else t("no_question", ui)
+
+
+def view_state(view: SessionView) -> dict[str, Any]:
+    """What a tab keeps of the session it shows (the clock's origin in this server's time)."""
+    return {
+        "sid": view.session_id,
+        "lang": view.language,
+        "round": view.round,
+        "round_index": view.round_index,
+        "n_rounds": view.n_rounds,
+        "minutes": view.round_minutes,
+        "t0": time.time() - view.round_elapsed_s,
+        "status": view.status,
+        "question": view.question,
+    }
+
+
+def progress(ctx: AppContext, state: dict[str, Any], ui: Lang) -> str:
+    """The round progress and clock of the session a tab keeps in `state` (see `view_state`)."""
+    if not state.get("sid"):
+        return ""
+    return views.progress_html(
+        ctx.rubric,
+        ui,
+        status=state["status"],
+        round_id=state["round"],
+        round_index=state["round_index"],
+        n_rounds=state["n_rounds"],
+        minutes=state["minutes"],
+        elapsed_s=time.time() - state["t0"],
+    )
+
+
+def round_text(view: SessionView, round_id: str | None) -> str:
+    return "\n\n".join(r.candidate_text() for r in view.transcript.rounds if r.round == round_id)
+
+
+def snippets_for(ctx: AppContext, text: str, ui: Lang) -> str:
+    if not text.strip():
+        return ""
+    try:
+        found = ctx.services.retriever()(text, SNIPPETS_SHOWN)
+    except SourcesUnavailable as e:
+        return t("sources_unavailable", ui, why=str(e))
+    except Exception as e:  # the index is an aid: its failure must not break the interview
+        return t("sources_unavailable", ui, why=f"{type(e).__name__}: {e}")
+    return views.snippets_md(found, ui)
+
+
+def transcribe_into(
+    ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
+) -> tuple[str, str]:
+    """(the answer with the transcript appended, a status line): the session's language is forced."""
+    current = current or ""
+    lang, ui = lang_of(state.get("lang") or lang), lang_of(ui_v)
+    if not audio:
+        return current, t("no_audio", ui)
+    try:
+        path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
+        heard = ctx.services.stt().transcribe(path, lang)
+    except UploadRefused as e:
+        return current, t("bad_file", ui, why=str(e))
+    except AudioDecodeError as e:
+        return current, f"⚠️ {e}"
+    except VoiceUnavailable as e:
+        return current, t("voice_unavailable", ui, why=str(e))
+    if not heard.text:
+        return current, t("no_speech", ui)
+    text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text
+    return text, t("transcribed", ui, seconds=heard.duration_s, engine=heard.engine)
+
+
+def first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+def log_override(
+    ctx: AppContext,
+    *,
+    report_id: str,
+    round_id: str,
+    dim: str,
+    judge_score: int,
+    human: int,
+    reason: str,
+    reviewer: str,
+    info: JudgeInfo,
+    ui: Lang,
+    request: gr.Request,
+) -> str:
+    """Writes one override to the log; "✓ …" when it was written, else "⚠️ …" saying why not."""
+    if ctx.services.require_login:
+        if not request.username:
+            return f"⚠️ {t('need_login', ui)}"
+        reviewer = str(request.username)
+    if not round_id or dim not in DIMENSIONS:
+        return f"⚠️ {t('need_round_dim', ui)}"
+    if not (reason or "").strip():
+        return f"⚠️ {t('need_reason', ui)}"
+    if not (reviewer or "").strip():
+        return f"⚠️ {t('need_reviewer', ui)}"
+    try:
+        row = ctx.services.overrides.append(
+            NewOverride.model_validate(
+                {
+                    "transcript_id": report_id,
+                    "round": round_id,
+                    "dimension": dim,
+                    "judge_score": judge_score,
+                    "human_score": int(human),
+                    "reason": reason,
+                    "reviewer": reviewer,
+                    "rubric_version": info.rubric_version,
+                    "judge_model": info.model,
+                    "judge_kind": info.kind,
+                }
+            )
+        )
+    except ValidationError as e:
+        return f"⚠️ {t('override_failed', ui, why=first_error(e))}"
+    except OverrideLogError as e:
+        return f"⚠️ {t('override_failed', ui, why=str(e))}"
+    return "✓ " + t(
+        "override_saved",
+        ui,
+        round=views.round_title(ctx.rubric, row.round, ui),
+        dimension=views.dim_title(ctx.rubric, row.dimension, ui),
+        judge=row.judge_score,
+        human=row.human_score,
+        reviewer=row.reviewer,
+        id=row.id,
+    )
