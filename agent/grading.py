@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from agent.judge import capacity
@@ -68,13 +71,78 @@ def _graph_replay() -> Callable[..., Report] | None:
     return grade_with_graph
 
 
-def find_transcripts(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files as given; folders searched for *.json, sorted, so a batch is reproducible."""
+@dataclass
+class Inputs:
+    files: list[Path] = field(default_factory=list)
+    """what to grade: every path given that is not a folder, and every entry named *.json in a given
+    folder (searched recursively, sorted) that is not a folder, readable or not: a dangling link, a
+    link loop, a FIFO, a device or a socket is kept so that grading names it and says what it is."""
+    skipped: list[str] = field(default_factory=list)
+    """one line each, not failures: a folder named *.json inside a given folder (not graded itself;
+    its *.json files are searched like any other folder's unless it is a link, which is not followed)."""
+    errors: list[str] = field(default_factory=list)
+    """one line each, failures: a folder inside a given folder that could not be listed."""
+
+
+def find_inputs(paths: Iterable[Path]) -> Inputs:
+    """The batch for `paths`, in a reproducible order; the same path twice is graded once."""
+    found = Inputs()
+    seen: set[str] = set()
+
+    def add(p: Path) -> None:
+        key = os.path.abspath(p)
+        if key not in seen:
+            seen.add(key)
+            found.files.append(p)
+
     for p in paths:
-        if p.is_dir():
-            yield from sorted(x for x in p.rglob("*.json") if x.is_file())
+        if not p.is_dir():
+            add(p)
+            continue
+        entries: list[tuple[Path, bool]] = []  # (path, is a folder)
+        for top, dirs, names in os.walk(p, onerror=partial(_unlisted, found, p)):  # links not followed
+            entries += [(Path(top, d), True) for d in dirs if d.endswith(".json")]
+            entries += [(Path(top, n), False) for n in names if n.endswith(".json")]
+        for x, is_folder in sorted(entries):
+            if not is_folder:
+                add(x)  # a dangling link or a loop is here too: grading names it
+            elif x.is_symlink():
+                found.skipped.append(
+                    f"{x}: a link to a folder, named *.json: skipped (links are not followed)"
+                )
+            else:
+                found.skipped.append(
+                    f"{x}: a folder named *.json, not a transcript: skipped (the *.json files in it are graded)"
+                )
+    return found
+
+
+def _unlisted(found: Inputs, top: Path, e: OSError) -> None:
+    found.errors.append(f"{e.filename or top}: cannot list this folder ({e.strerror or e}): not searched")
+
+
+def find_transcripts(paths: Iterable[Path]) -> Iterator[Path]:
+    """`find_inputs(paths).files`."""
+    yield from find_inputs(paths).files
+
+
+def report_names(files: Iterable[Path]) -> dict[Path, str]:
+    """The report's file name (without extension) for each input: its stem, or, when inputs in
+    different folders share a stem (compared case-insensitively), `stem-<first 8 hex digits of the
+    SHA-256 of the input's absolute path>` for each of them, so no report overwrites another and a
+    re-run of the same inputs gives the same names."""
+    files = list(files)
+    by_stem: dict[str, list[Path]] = {}
+    for f in files:
+        by_stem.setdefault(f.stem.casefold(), []).append(f)
+    names: dict[Path, str] = {}
+    for f in files:
+        if len(by_stem[f.stem.casefold()]) == 1:
+            names[f] = f.stem
         else:
-            yield p
+            digest = hashlib.sha256(os.path.abspath(f).encode("utf-8", "surrogateescape")).hexdigest()
+            names[f] = f"{f.stem}-{digest[:8]}"
+    return names
 
 
 @dataclass
@@ -82,6 +150,11 @@ class Outcome:
     source: Path
     report: Report | None = None
     error: str | None = None
+    """one line, starting with the input's path: what is wrong with it (or with grading it)."""
+    internal: bool = False
+    """the error is a bug of the grader, not a problem of the input (`interview grade` exits 3)."""
+    exc: BaseException | None = None
+    """the exception of an internal error (for a traceback on request)."""
 
 
 def grade_files(
@@ -134,7 +207,10 @@ def grade_files(
             )
             return Outcome(f, report=report)
         except TranscriptError as e:
-            return Outcome(f, error=str(e))
+            return Outcome(f, error=_flat(str(e)))
+        except Exception as e:  # a bug while grading this one: say so on its line and go on
+            why = _flat(f"{type(e).__name__}: {e}", 300)
+            return Outcome(f, error=f"{f}: internal error while grading ({why})", internal=True, exc=e)
 
     outcomes: list[Outcome] = []
     if concurrency <= 1:
@@ -155,6 +231,12 @@ def grade_files(
                 on_done(o)
     order = {f: k for k, f in enumerate(files)}
     return sorted(outcomes, key=lambda o: order[o.source])
+
+
+def _flat(text: str, limit: int = 1000) -> str:
+    """One line: each line break becomes a space; at most `limit` characters."""
+    flat = " ".join(text.splitlines())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _size(f: Path) -> int:

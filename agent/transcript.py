@@ -1,13 +1,16 @@
 """The Transcript contract (input of `interview grade`, output of a practice session).
 
-Field names are relied on by other tools: see DESIGN.md "Interfaces other tools rely on".
+Field names are relied on by other tools (the app, the graph's sessions, scripts): keep them stable.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -16,6 +19,15 @@ from agent.rubric.model import ROUND_IDS, Lang, RoundId
 MAX_ANSWER_CHARS = 60_000
 """An answer longer than this (about 40 minutes of fast speech) is refused, not truncated."""
 MAX_FILE_BYTES = 5_000_000
+"""A file larger than this is refused unread; at most this many bytes (+1, to tell) are ever read."""
+MAX_ROUNDS = 20
+"""Rounds a transcript may hold (a full interview has six): grading time grows with them."""
+MAX_TURNS_PER_ROUND = 200
+"""Turns a round may hold (interviewer and candidate together): grading time grows with them."""
+MAX_DEPTH = 64
+"""How deep JSON arrays and objects may nest (a transcript needs 5 levels)."""
+MAX_NUMBER_DIGITS = 100
+"""Digits a JSON number may have (Python refuses integers over 4,300 digits with its own error)."""
 
 
 class TranscriptError(ValueError):
@@ -27,7 +39,7 @@ class Turn(BaseModel):
 
     role: Literal["interviewer", "candidate"]
     text: str
-    at_s: float | None = Field(default=None, ge=0)
+    at_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
 class TranscriptRound(BaseModel):
@@ -64,6 +76,22 @@ class Transcript(BaseModel):
     language: Lang = "en"
     rounds: list[TranscriptRound] = Field(min_length=1)
 
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _within_caps(cls, rounds: Any) -> Any:
+        """Refuse too many rounds or turns before any of them is read (one upload, bounded work)."""
+        if not isinstance(rounds, list):
+            return rounds
+        if len(rounds) > MAX_ROUNDS:
+            raise ValueError(f"{len(rounds):,} rounds, over the limit of {MAX_ROUNDS} a transcript")
+        for i, r in enumerate(rounds):
+            turns = r.get("turns") if isinstance(r, dict) else getattr(r, "turns", None)
+            if isinstance(turns, list) and len(turns) > MAX_TURNS_PER_ROUND:
+                raise ValueError(
+                    f"round {i}: {len(turns):,} turns, over the limit of {MAX_TURNS_PER_ROUND} a round"
+                )
+        return rounds
+
     @field_validator("rounds")
     @classmethod
     def _answers_are_gradable(cls, rounds: list[TranscriptRound]) -> list[TranscriptRound]:
@@ -87,7 +115,7 @@ def _describe(e: ValidationError) -> str:
     parts = []
     for err in e.errors()[:3]:
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "literal_error" and err["loc"] and err["loc"][-1] == "round":
             msg = f"unknown round {err.get('input')!r}; known rounds: {', '.join(ROUND_IDS)}"
         parts.append(f"{loc}: {msg}")
@@ -107,9 +135,17 @@ def parse_transcript(data: bytes | str, source: str = "<input>") -> Transcript:
     except UnicodeDecodeError as e:
         raise TranscriptError(f"{source}: not UTF-8 text (byte {e.start})") from e
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_int=_number(int), parse_float=_number(float))
     except json.JSONDecodeError as e:
         raise TranscriptError(f"{source}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from e
+    except _NumberTooLong as e:
+        raise TranscriptError(f"{source}: {e}") from None
+    except RecursionError:
+        raise TranscriptError(f"{source}: JSON nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as e:  # anything else json.loads refuses: one line, never a traceback
+        raise TranscriptError(f"{source}: not readable JSON: {_one_line(str(e))}") from None
+    if _deeper_than(obj, MAX_DEPTH):
+        raise TranscriptError(f"{source}: JSON nested more than {MAX_DEPTH} levels deep")
     if not isinstance(obj, dict):
         raise TranscriptError(
             f"{source}: expected a JSON object with id, language, rounds; got {type(obj).__name__}"
@@ -120,15 +156,108 @@ def parse_transcript(data: bytes | str, source: str = "<input>") -> Transcript:
         raise TranscriptError(f"{source}: {_describe(e)}") from e
 
 
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _number(kind: type[int] | type[float]) -> Any:
+    """json.loads' hook for numbers: refuses one of more than MAX_NUMBER_DIGITS digits."""
+
+    def parse(literal: str) -> int | float:
+        digits = sum(c.isdigit() for c in literal)
+        if digits > MAX_NUMBER_DIGITS:
+            raise _NumberTooLong(f"a number of {digits:,} digits, over the limit of {MAX_NUMBER_DIGITS}")
+        return kind(literal)
+
+    return parse
+
+
+def _deeper_than(obj: object, limit: int) -> bool:
+    """Whether arrays and objects nest more than `limit` levels (without recursion)."""
+    stack: list[tuple[object, int]] = [(obj, 1)]
+    while stack:
+        o, depth = stack.pop()
+        children = o.values() if isinstance(o, dict) else o if isinstance(o, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_a_file(mode: int) -> str | None:
+    """What a non-regular file is ("a FIFO (named pipe)", "a character device", …); None for a file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def _why_unreadable(path: Path, e: OSError) -> str:
+    if e.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if e.errno == errno.ENOENT and path.is_symlink():
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"a dangling symbolic link (to {target}, which does not exist)"
+    return e.strerror or str(e)
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    """Up to `limit` bytes from `fd`, fewer only at the end of the file."""
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def load_transcript(path: Path) -> Transcript:
+    """Read and parse one transcript file. Only a regular file (or a link to one) is read, and never
+    more than MAX_FILE_BYTES + 1 bytes of it: a FIFO, device, socket or folder is refused by name
+    unopened (a FIFO swapped in after the check cannot block: it is opened non-blocking)."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except OSError as e:
-        raise TranscriptError(f"{path}: cannot read: {e.strerror}") from e
-    if size > MAX_FILE_BYTES:
-        raise TranscriptError(f"{path}: file is {size:,} bytes, over the limit of {MAX_FILE_BYTES:,}")
+        raise TranscriptError(f"{path}: cannot read: {_why_unreadable(path, e)}") from None
+    kind = not_a_file(st.st_mode)
+    if kind:
+        raise TranscriptError(f"{path}: cannot read: {kind}, not a regular file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise TranscriptError(f"{path}: file is {st.st_size:,} bytes, over the limit of {MAX_FILE_BYTES:,}")
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as e:
-        raise TranscriptError(f"{path}: cannot read: {e.strerror}") from e
+        raise TranscriptError(f"{path}: cannot read: {_why_unreadable(path, e)}") from None
+    try:
+        kind = not_a_file(os.fstat(fd).st_mode)
+        if kind:  # replaced between the check and the open
+            raise TranscriptError(f"{path}: cannot read: {kind}, not a regular file")
+        data = _read_at_most(fd, MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise TranscriptError(f"{path}: cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise TranscriptError(f"{path}: file is over the limit of {MAX_FILE_BYTES:,} bytes")
     return parse_transcript(data, str(path))
