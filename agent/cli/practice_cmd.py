@@ -4,7 +4,10 @@ and `interview sessions [--json]`.
 A terminal text session on the interview graph. Each question is printed on its own line starting
 with `Q: `; each answer is the lines up to a line holding only `.` (also when standard input is
 not a terminal, so scripts and tests can drive it). A session is resumable with `--session ID`: it
-asks the same pending question again. Also runs as `python -m agent.cli.practice_cmd practice ...`.
+asks the same pending question again. The process holds the session (a lock file in the data dir)
+until it ends: a second `interview practice` on the same session is refused, naming the holder's
+pid (two processes on one session would lose answers). Also runs as
+`python -m agent.cli.practice_cmd practice ...`.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.graph import (
+    SessionBusy,
     SessionError,
     SessionNotFound,
     SessionView,
     answer,
     get_session,
     list_sessions,
+    lock,
     start_session,
 )
 from agent.graph.plan import usage
@@ -81,9 +86,11 @@ def practice(
         err.print(f"[red]error:[/] unknown language {lang!r}; choose zh or en")
         raise typer.Exit(2)
     language: Lang = "zh" if lang == "zh" else "en"
+    claimed: lock.Claim | None = None
     try:
         view: SessionView | None = None
         if session:
+            claimed = lock.claim(session)  # before anything is read: this process drives the session
             try:
                 view = get_session(session)
                 err.print(f"resuming session {view.session_id} ({view.plan}); the pending question again:")
@@ -91,12 +98,22 @@ def practice(
                 view = None
         if view is None:
             view = start_session(plan, language, "practice", session_id=session)
+        if claimed is None:
+            claimed = lock.claim(view.session_id)
     except (SessionError, RubricError) as e:
+        if claimed is not None:
+            claimed.release()
         err.print(f"[red]error:[/] {e}")
-        raise typer.Exit(2) from e
-    if view.mode != "practice":
-        err.print(f"[red]error:[/] session {view.session_id} is a co-pilot session; open it in the app")
-        raise typer.Exit(2)
+        raise typer.Exit(1 if isinstance(e, SessionBusy) else 2) from e
+    with claimed:
+        if view.mode != "practice":
+            err.print(f"[red]error:[/] session {view.session_id} is a co-pilot session; open it in the app")
+            raise typer.Exit(2)
+        _drive(view, err)
+
+
+def _drive(view: SessionView, err: Console) -> None:
+    """Ask, read, answer until the session is done or the input ends."""
     sid = view.session_id
     err.print(f"session {sid} · plan {view.plan} · resume with: interview practice --session {sid}")
     if sys.stdin.isatty():

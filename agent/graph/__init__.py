@@ -3,7 +3,7 @@
 Public API (`agent.graph.session`): start a session, answer, ask (co-pilot), look, list, grade.
 """
 
-from agent.graph.errors import PlanError, SessionError, SessionNotFound
+from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound
 from agent.graph.report import Comparison, FilledNarrative, SessionReport
 from agent.graph.session import (
     SessionSummary,
@@ -23,6 +23,7 @@ __all__ = [
     "Comparison",
     "FilledNarrative",
     "PlanError",
+    "SessionBusy",
     "SessionError",
     "SessionNotFound",
     "SessionReport",

@@ -24,8 +24,8 @@ from langgraph.types import Command
 from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
 from agent import config
-from agent.graph import wording
-from agent.graph.errors import PlanError, SessionError, SessionNotFound, SessionStoreError
+from agent.graph import lock, wording
+from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound, SessionStoreError
 from agent.graph.interview import Graph, build
 from agent.graph.plan import CANDIDATE_QUESTIONS_MINUTES, Plan, make_plan
 from agent.graph.report import SessionReport
@@ -310,6 +310,15 @@ def _settled(store: Store, row: SessionRow, ctx: GraphContext) -> dict[str, Any]
     return values
 
 
+def _as_stored(store: Store, row: SessionRow) -> dict[str, Any]:
+    """The session as its last checkpoint has it, changing nothing: another process drives it now,
+    and finishing a step is that process's job (two writers would fork the session)."""
+    values = store.graph.get_state(thread_config(row.id)).values
+    if not values:  # the other process is starting it
+        raise SessionBusy(row.id, lock.holder(row.id), for_life=False)
+    return dict(values)
+
+
 def _resume(store: Store, row: SessionRow, ctx: GraphContext, inbox: Inbox) -> dict[str, Any]:
     store.graph.invoke(Command(resume=inbox), thread_config(row.id), context=ctx, durability="sync")
     v = dict(store.graph.get_state(thread_config(row.id)).values)
@@ -382,7 +391,7 @@ def start_session(
     p = make_plan(plan, ctx.rubric, sid, _previous_lookup(store, owner))
     stamp = now_iso()
     row = SessionRow(sid, p.name, mode, language, "waiting", owner, stamp, stamp)
-    with _lock(sid):
+    with _lock(sid), lock.hold(sid):
         store.create(row)
         v = _settled(store, row, ctx)
     return _view(row, v)
@@ -397,7 +406,7 @@ def answer(
     store = open_store()
     ctx = graph_context()
     row = _visible(store, session_id, owner)
-    with _lock(session_id):
+    with _lock(session_id), lock.hold(session_id):
         v = _settled(store, row, ctx)
         if v["phase"] == "done":
             return _view(row, v, wording.say("done", v["language"]))
@@ -414,7 +423,7 @@ def _interviewer(session_id: str, kind: InboxKind, text: str, owner: str | None)
     store = open_store()
     ctx = graph_context()
     row = _visible(store, session_id, owner)
-    with _lock(session_id):
+    with _lock(session_id), lock.hold(session_id):
         v = _settled(store, row, ctx)
         lang = v["language"]
         if v["phase"] == "done":
@@ -448,8 +457,8 @@ def get_session(session_id: str, *, owner: str | None = None) -> SessionView:
     store = open_store()
     ctx = graph_context()
     row = _visible(store, session_id, owner)
-    with _lock(session_id):
-        v = _settled(store, row, ctx)
+    with _lock(session_id), lock.attempt(session_id) as mine:
+        v = _settled(store, row, ctx) if mine else _as_stored(store, row)
     return _view(row, v)
 
 
@@ -529,6 +538,7 @@ def grade_with_graph(
 
 __all__ = [
     "PlanError",
+    "SessionBusy",
     "SessionError",
     "SessionNotFound",
     "SessionSummary",
