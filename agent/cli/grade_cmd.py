@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+import traceback
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -12,7 +15,14 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from agent.grading import Outcome, find_transcripts, grade_files, report_json, same_provenance
+from agent.grading import (
+    Outcome,
+    find_inputs,
+    grade_files,
+    report_json,
+    report_names,
+    same_provenance,
+)
 from agent.render import report_markdown
 from agent.rubric import RubricError, load_rubric
 from agent.samples import DEFAULT_SAMPLE_TEMPERATURE, Resamplable, sampled_info
@@ -65,9 +75,12 @@ def grade(
         ),
     ] = DEFAULT_SAMPLE_TEMPERATURE,
 ) -> None:
-    """Grade recorded transcripts: one report each, a summary table; bad files are named and skipped."""
+    """Grade recorded transcripts: one report each, a summary table; bad files are named and skipped.
+
+    Exit 0 all graded, 1 some inputs failed, 2 usage error (an --out that cannot be written included),
+    3 internal error."""
     err = Console(stderr=True)
-    missing = [p for p in paths if not p.exists()]
+    missing = [p for p in paths if not os.path.lexists(p)]  # a dangling link is named by grading
     if missing:
         err.print(f"[red]error:[/] no such file or folder: {', '.join(map(str, missing))}")
         raise typer.Exit(2)
@@ -87,14 +100,26 @@ def grade(
     )  # K and the seeds are provenance
     if samples > 1 and not isinstance(jd, Resamplable):
         err.print(f"[yellow]samples:[/] the {jd.kind} judge is deterministic: {samples} samples, zero spread")
-    files = list(find_transcripts(paths))
+    found = find_inputs(paths)
+    for line in found.skipped:
+        typer.echo(f"– {line}", err=True)
+    for line in found.errors:
+        typer.echo(f"✗ {line}", err=True)
+    files = found.files
     if not files:
         err.print("[red]error:[/] no transcripts found (folders are searched for *.json)")
         raise typer.Exit(2)
+    names = report_names(files)
     if out:
-        out.mkdir(parents=True, exist_ok=True)
+        problem = _unwritable(out)
+        if problem:
+            typer.echo(f"error: cannot write reports to {out}: {problem}; nothing was graded", err=True)
+            raise typer.Exit(2)
+        for group in _shared_names(files, names):
+            shown = ", ".join(f"{f} → {names[f]}.{fmt.value}" for f in group)
+            typer.echo(f"note: {len(group)} inputs share the name {group[0].name}: reports {shown}", err=True)
         if fmt is Format.json and info.kind == "vllm":
-            done_before = [f for f in files if same_provenance(out / f"{f.stem}.json", info)]
+            done_before = [f for f in files if same_provenance(out / f"{names[f]}.json", info)]
             files = [f for f in files if f not in done_before]
             if done_before:
                 err.print(
@@ -117,7 +142,14 @@ def grade(
         assert o.report is not None
         text = report_json(o.report) if fmt is Format.json else report_markdown(o.report, rubric)
         if out:
-            (out / f"{o.source.stem}.{fmt.value}").write_text(text, encoding="utf-8")
+            target = out / f"{names[o.source]}.{fmt.value}"
+            try:
+                target.write_text(text, encoding="utf-8")
+            except OSError as e:  # e.g. the disk filled up mid-batch: this one failed, the rest go on
+                o.error = (
+                    f"{o.source}: graded, but the report could not be written to {target}: {e.strerror or e}"
+                )
+                typer.echo(f"✗ {o.error}", err=True)
         else:
             sys.stdout.write(text)
 
@@ -147,7 +179,7 @@ def grade(
     for col in ("transcript", "rounds", "total", "flags", "status"):
         table.add_column(col)
     for o in outcomes:
-        if o.report:
+        if o.report and not o.error:
             r = o.report
             table.add_row(
                 r.id,
@@ -157,9 +189,54 @@ def grade(
                 "ok",
             )
         else:
-            table.add_row(o.source.name, "—", "—", "—", "[red]failed[/]")
+            status = "internal error" if o.internal else "failed"
+            table.add_row(o.source.name, "—", "—", "—", f"[red]{status}[/]")
     err.print(table)
-    failed = sum(1 for o in outcomes if o.error)
+    failed = sum(1 for o in outcomes if o.error) + len(found.errors)
     if failed:
-        err.print(f"[red]{failed} of {len(outcomes)} failed[/]")
+        err.print(f"[red]{failed} of {len(outcomes) + len(found.errors)} failed[/]")
+    internal = [o for o in outcomes if o.internal]
+    if internal:
+        if os.environ.get("INTERVIEW_DEBUG", "") not in ("", "0"):
+            for o in internal:
+                assert o.exc is not None
+                traceback.print_exception(o.exc, file=sys.stderr)
+        else:
+            typer.echo(
+                f"{len(internal)} internal error(s): a bug, please report it (INTERVIEW_DEBUG=1 shows the traceback)",
+                err=True,
+            )
+        raise typer.Exit(3)
+    if failed:
         raise typer.Exit(1)
+
+
+def _unwritable(out: Path) -> str | None:
+    """Why reports cannot be written in `out` (created when missing), or None when they can."""
+    if out.is_symlink() and not out.exists():
+        return "it is a dangling symbolic link"
+    if out.exists() and not out.is_dir():
+        return "it is a file, not a folder"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except NotADirectoryError:
+        first_file = next((a for a in reversed(out.parents) if a.exists() and not a.is_dir()), None)
+        return f"{first_file} is a file, not a folder" if first_file else "a part of its path is not a folder"
+    except OSError as e:
+        return f"the folder cannot be created ({e.strerror or e})"
+    try:  # read-only, immutable (chattr +i), a read-only mount: only a write tells
+        fd, probe = tempfile.mkstemp(dir=out, prefix=".interview-write-check-")
+    except OSError as e:
+        return f"a file cannot be created in it ({e.strerror or e}: read-only or immutable?)"
+    os.close(fd)
+    os.unlink(probe)
+    return None
+
+
+def _shared_names(files: list[Path], names: dict[Path, str]) -> list[list[Path]]:
+    """Groups of inputs whose reports were renamed because they share a file name."""
+    groups: dict[str, list[Path]] = {}
+    for f in files:
+        if names[f] != f.stem:
+            groups.setdefault(f.stem.casefold(), []).append(f)
+    return list(groups.values())

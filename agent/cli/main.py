@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import typer
@@ -63,5 +64,47 @@ def judge(
 _mount_optional()
 
 
+INTERNAL_ERROR = 3
+"""Exit code of a crash (a bug), distinct from 1 (some inputs failed) and 2 (usage error)."""
+DEBUG_ENV = "INTERVIEW_DEBUG"
+
+
+STORE_ERRORS = (
+    ("agent.graph.errors", "SessionError"),
+    ("agent.overrides.log", "OverrideLogError"),
+    ("agent.rubric.loader", "RubricError"),
+)
+"""Errors whose message tells the user what is wrong (a corrupt session store names its file): one
+line and exit 1, not an internal error, when a command let one through."""
+
+
+def _told(e: Exception) -> bool:
+    kinds = [getattr(sys.modules[m], n, None) for m, n in STORE_ERRORS if m in sys.modules]
+    return any(isinstance(k, type) and isinstance(e, k) for k in kinds)
+
+
 def main() -> None:
-    app()
+    """`interview`: an exception nothing else caught is one line on stderr, never a traceback (but
+    with INTERVIEW_DEBUG=1): a session store, override log or rubric that cannot be used exits 1 with
+    its message, anything else is an internal error (a bug) and exits 3."""
+    try:
+        app()
+    except Exception as e:
+        if _told(e):
+            print(f"error: {' '.join(str(e).splitlines())}", file=sys.stderr)
+            raise SystemExit(1) from None
+        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+            raise SystemExit(_debug_exit(e)) from None
+        why = " ".join(f"{type(e).__name__}: {e}".split())[:500]
+        print(
+            f"interview: internal error: {why} (a bug: please report it; {DEBUG_ENV}=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        raise SystemExit(INTERNAL_ERROR) from None
+
+
+def _debug_exit(e: BaseException) -> int:
+    import traceback
+
+    traceback.print_exception(e, file=sys.stderr)
+    return INTERNAL_ERROR

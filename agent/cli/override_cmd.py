@@ -111,7 +111,11 @@ def export(
     extra = {INTEGRITY_COLUMN: mark} if mark else None
     text = to_csv(rows, extra=extra) if fmt is Format.csv else to_jsonl(rows, extra=extra)
     if out:
-        out.write_text(text, encoding="utf-8")
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as e:  # a folder, a path under a file, no permission, disk full
+            why = "it is a folder" if isinstance(e, IsADirectoryError) else e.strerror or str(e)
+            raise _fail(f"cannot write the export to {out}: {why}", 2) from e
         Console(stderr=True).print(f"{len(rows)} overrides written to {out}")
     else:
         sys.stdout.write(text)
