@@ -149,3 +149,72 @@ def test_samples_with_the_embedded_judge(tmp_path: Path) -> None:
     assert "## Self-consistency: 3 samples" in text and "zero by construction" in text
     assert "| Dimension | Median | Min–max | Samples |" in text
     assert _run("grade", src, "--samples", "0", data_dir=tmp_path / "d").returncode == 2
+
+
+def test_a_hostile_batch_from_a_fresh_state(tmp_path: Path) -> None:
+    """Issue 16, "Batches and files", end to end: every bad entry the red team tried, in one batch with
+    three valid transcripts (two of them with the same file name). Every valid one is graded under a
+    distinct name, every bad one is named on one line with its problem, nothing hangs, no traceback."""
+    import socket
+
+    d = tmp_path / "in"
+    (d / "a").mkdir(parents=True)
+    (d / "b").mkdir()
+    (d / "a" / "t.json").write_text(json.dumps(_good("good-a", "Paged KV maps tokens to blocks on demand.")))
+    (d / "b" / "t.json").write_text(json.dumps(_good("good-b", "Continuous batching reschedules each step.")))
+    (d / "c.json").write_text(json.dumps(_good("good-c", "Prefix caching reuses full KV blocks by hash.")))
+    bad: dict[Path, str] = {}
+
+    def add(name: str, needle: str) -> Path:
+        bad[d / name] = needle
+        return d / name
+
+    add("deep.json", "nested").write_text("[" * 100_000 + "]" * 100_000)
+    add("digits.json", "5,001 digits").write_text('{"id": "n", "rounds": [], "x": ' + "9" * 5001 + "}")
+    os.mkfifo(add("pipe.json", "FIFO"))
+    add("zero.json", "character device").symlink_to("/dev/zero")
+    add("dangling.json", "dangling symbolic link").symlink_to(d / "nowhere.json")
+    add("loop.json", "symbolic link loop").symlink_to(d / "loop.json")
+    rounds = [{"round": "concepts", "turns": [{"role": "candidate", "text": "KV."}]}] * 21
+    add("rounds.json", "21 rounds").write_text(json.dumps({"id": "r", "rounds": rounds}))
+    turns = [{"role": "candidate", "text": "KV."}] * 201
+    add("turns.json", "201 turns").write_text(
+        json.dumps({"id": "u", "rounds": [{"round": "concepts", "turns": turns}]})
+    )
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(add("sock.json", "socket")))
+    (d / "folder.json").mkdir()  # named, not graded, not a failure
+    direct = tmp_path / "direct-pipe.json"
+    os.mkfifo(direct)
+    bad[direct] = "FIFO"
+    bad[Path("/dev/urandom")] = "character device"
+    out = tmp_path / "out"
+    try:
+        r = _run(
+            "grade",
+            str(d),
+            str(direct),
+            "/dev/urandom",
+            "--out",
+            str(out),
+            "--judge",
+            "embedded",
+            data_dir=tmp_path / "fresh-data",
+        )
+    finally:
+        sock.close()
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and "╭" not in r.stderr, r.stderr
+    reports = {json.loads(p.read_text())["id"]: p.name for p in out.iterdir()}
+    assert set(reports) == {"good-a", "good-b", "good-c"}, reports
+    assert reports["good-c"] == "c.json" and reports["good-a"] != reports["good-b"]
+    lines = r.stderr.splitlines()
+    for path, needle in bad.items():
+        named = [ln for ln in lines if f"{path}:" in ln]
+        assert len(named) == 1 and needle in named[0], (path, needle, named)
+    folder = [ln for ln in lines if f"{d / 'folder.json'}:" in ln]
+    assert len(folder) == 1 and "folder" in folder[0], folder
+    share = [ln for ln in lines if "share" in ln]
+    assert len(share) == 1 and reports["good-a"] in share[0] and reports["good-b"] in share[0], share
+    said = " ".join(r.stderr.split())
+    assert f"{len(bad)} of {len(bad) + 3} failed" in said, said
