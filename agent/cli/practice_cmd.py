@@ -159,6 +159,9 @@ def sessions(
     except RubricError as e:
         err.print(f"[red]rubric error:[/] {e}")
         raise typer.Exit(2) from e
+    except SessionError as e:  # unreadable, locked, or it lost sessions it held: the message names the file
+        typer.echo(f"error: {e}", err=True)  # one line, never wrapped
+        raise typer.Exit(1) from e
     if json_out:
         out = [
             {

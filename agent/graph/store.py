@@ -3,10 +3,18 @@
 One file holds LangGraph's SQLite checkpointer (one `thread_id` per session: the session id) and a
 small session index (id, plan, mode, language, status, owner, created/updated) that lists sessions
 without loading every checkpoint. The file and its -wal/-shm are owner-only (0600).
+
+Beside it, `sessions.sqlite.count` (0600) records how many sessions the store has held, written when a
+session is saved (sessions are never deleted, so the count only grows). A store that holds fewer than
+that was truncated, replaced or deleted: opening it is refused with a message saying so, and nothing
+is written to it, so it never silently starts over (and a new session never takes an old one's id).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -21,6 +29,7 @@ from agent.graph.errors import SessionError, SessionStoreError
 from agent.graph.interview import Graph, build
 
 DB_NAME = "sessions.sqlite"
+COUNT_SUFFIX = ".count"
 BUSY_TIMEOUT_S = 30.0
 """How long a call waits for another process's lock on the store before it gives up, clearly."""
 
@@ -80,24 +89,93 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.count_path = path.with_name(path.name + COUNT_SUFFIX)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() and self._recorded() is not None:
+                self._lost(None, self._recorded() or 1)  # deleted: refuse before creating a new one
             private_sqlite(path)
-            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S)
-            conn.execute("PRAGMA journal_mode=WAL")
-            self.saver = SqliteSaver(conn)
-            self.saver.setup()
             self._index = sqlite3.connect(
                 str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
             )
             self._lock = threading.Lock()
+            try:
+                n = self._check_nothing_lost()  # before anything is written to the file
+            except SessionStoreError:
+                self._index.close()
+                raise
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+            conn.execute("PRAGMA journal_mode=WAL")
+            self.saver = SqliteSaver(conn)
+            self.saver.setup()
             with self._lock:
                 self._index.execute(_SCHEMA)
+            if n:  # e.g. a store from before the count file: record it now (when the folder is writable)
+                with contextlib.suppress(OSError):
+                    self._record_count(n)
         except sqlite3.Error as e:
             raise SessionStoreError(explain(e, path, "sessions cannot be opened")) from e
         except OSError as e:
             raise SessionStoreError(f"the session store {path} cannot be created: {e}") from e
         self.graph: Graph = build(self.saver)
+
+    def _count(self) -> int:
+        """Sessions in the index; 0 when the file has no index table (empty or new)."""
+        with self._lock:
+            has = self._index.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'interview_sessions'"
+            ).fetchone()
+            return (
+                int(self._index.execute("SELECT COUNT(*) FROM interview_sessions").fetchone()[0])
+                if has
+                else 0
+            )
+
+    def _recorded(self) -> int | None:
+        """The count file's number; None without one. A count file that cannot be read still says the
+        store held a session (it is only written once one was saved)."""
+        try:
+            text = self.count_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return 1
+        try:
+            n = json.loads(text)["sessions"]
+            return n if isinstance(n, int) and n >= 1 else 1
+        except (ValueError, KeyError, TypeError):
+            return 1
+
+    def _check_nothing_lost(self) -> int:
+        """The store's session count; SessionStoreError when it holds fewer than the count file says."""
+        n = self._count()
+        recorded = self._recorded()
+        if recorded is not None and n < recorded:
+            self._lost(n, recorded)
+        return n
+
+    def _lost(self, n: int | None, recorded: int) -> None:
+        size = self.path.stat().st_size if n is not None else None
+        state = "is missing" if n is None else ("is empty (0 bytes)" if size == 0 else f"holds {n}")
+        raise SessionStoreError(
+            f"the session store {self.path} {state} but held {recorded} session(s) (recorded in "
+            f"{self.count_path}): it was truncated, replaced or deleted. Nothing was changed and no "
+            f"session was started. Restore {self.path.name} from a backup; or, to start over with no "
+            f"sessions, move {self.path.name} and {self.count_path.name} out of {self.path.parent}"
+        )
+
+    def _record_count(self, n: int) -> None:
+        """Write the count file (0600) atomically; it only ever grows."""
+        if n <= (self._recorded() or 0):
+            return
+        tmp = self.count_path.with_name(f"{self.count_path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"sessions": n}, f)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.count_path)
 
     def create(self, row: SessionRow) -> None:
         with self._lock:
@@ -117,6 +195,8 @@ class Store:
                 )
             except sqlite3.IntegrityError as e:
                 raise SessionError(f"session id {row.id!r} is already taken") from e
+        with contextlib.suppress(OSError):  # the session is saved; the count follows with the next one
+            self._record_count(self._count())
 
     def get(self, session_id: str) -> SessionRow | None:
         with self._lock:

@@ -141,6 +141,72 @@ def test_terminal_practice_on_a_locked_store_says_so(data_dir: Path) -> None:
     assert [t.text for r in v.transcript.rounds for t in r.turns if t.role == "candidate"] == [ANSWER_1]
 
 
+def _process_ends() -> None:
+    """The process that used the store ends; the next call opens it afresh, as a new process would."""
+    for st in list(graph_store._STORES.values()):
+        _close(st)
+    graph_store._STORES.clear()
+
+
+@pytest.mark.parametrize("how", ["truncated", "deleted"])
+def test_a_session_store_that_lost_its_sessions_is_refused_never_started_over(
+    data_dir: Path, how: str
+) -> None:
+    from agent.cli.main import app
+
+    start_session("concepts", "en", session_id="s-gone")
+    answer("s-gone", ANSWER_1, at_s=10)
+    start_session("concepts", "en", session_id="s-gone-2")
+    _process_ends()
+    db = data_dir / "sessions.sqlite"
+    for side in ("-wal", "-shm"):
+        db.with_name(db.name + side).unlink(missing_ok=True)
+    if how == "truncated":
+        db.write_bytes(b"")
+    else:
+        db.unlink()
+    state = "is empty (0 bytes)" if how == "truncated" else "is missing"
+
+    with pytest.raises(SessionStoreError) as e:
+        list_sessions()
+    msg = str(e.value)
+    assert f"{db} {state} but held 2 session(s)" in msg and "truncated, replaced or deleted" in msg, msg
+    with pytest.raises(SessionStoreError, match="held 2 session"):
+        start_session("concepts", "en")
+    runner = CliRunner()
+    res = runner.invoke(app, ["sessions", "--json"])
+    assert res.exit_code != 0 and "held 2 session(s)" in res.output and "[]" not in res.output, res.output
+    res = runner.invoke(app, ["practice", "--session", "s-gone"], input=f"{ANSWER_2}\n.\n")
+    said = " ".join(res.output.split())  # the terminal's error line may wrap
+    assert res.exit_code != 0 and "held 2 session(s)" in said, res.output
+    assert "Q: " not in res.output  # no new session under the old id
+    # nothing was written: the evidence stays as it was found
+    assert (db.read_bytes() == b"") if how == "truncated" else not db.exists()
+    assert not db.with_name(db.name + "-wal").exists()
+
+
+def test_a_store_from_before_the_count_file_is_counted_when_opened(data_dir: Path) -> None:
+    start_session("concepts", "en", session_id="s-old")
+    _process_ends()
+    count = data_dir / "sessions.sqlite.count"
+    count.unlink()  # as an earlier version left it
+    assert [s.session_id for s in list_sessions()] == ["s-old"]
+    assert count.is_file() and count.stat().st_mode & 0o777 == 0o600
+    _process_ends()
+    (data_dir / "sessions.sqlite").write_bytes(b"")
+    with pytest.raises(SessionStoreError, match="empty"):
+        list_sessions()
+
+
+def test_starting_over_on_purpose_means_moving_both_files(data_dir: Path) -> None:
+    start_session("concepts", "en", session_id="s-first")
+    _process_ends()
+    for name in ("sessions.sqlite", "sessions.sqlite.count"):
+        (data_dir / name).rename(data_dir / f"{name}.bak")
+    assert list_sessions() == []
+    start_session("concepts", "en", session_id="s-first")  # a fresh store: the id is free again
+
+
 # ------------------------------------------------------------------ override log
 
 
