@@ -31,7 +31,6 @@ import numpy as np
 from agent import graph
 from agent.graph import SessionError, SessionView
 from agent.graph.report import session_markdown
-from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import ROUND_IDS, Lang
 from agent.ui import views
@@ -40,8 +39,7 @@ from agent.ui.context import AppContext, Services
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
 from agent.ui.strings import t
-from agent.ui.tabs import reports, review
-from agent.ui.tabs.shared import log_override
+from agent.ui.tabs import copilot, reports, review
 from agent.ui.texts import Texts
 from agent.voice import (
     AudioDecodeError,
@@ -153,13 +151,6 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
 
     def round_text(view: SessionView, round_id: str | None) -> str:
         return "\n\n".join(r.candidate_text() for r in view.transcript.rounds if r.round == round_id)
-
-    def judge_info(ra: RoundAssessment | None) -> JudgeInfo:
-        if ra is not None and ra.judge is not None:
-            return ra.judge
-        from agent.graph.session import graph_context
-
-        return graph_context(rubric).info
 
     with gr.Blocks(title=t("app_title", ui_lang), analytics_enabled=False) as app:
         owner_state = gr.State(None)
@@ -423,234 +414,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             api_name="transcribe_practice",
         )
 
-        # ======================================================== Co-pilot
-        with gr.Tab(t("tab_copilot", ui_lang), id="copilot") as tab_copilot:
-            T.register(tab_copilot, {"label": "tab_copilot"})
-            c_state = gr.State({})
-            T(gr.Markdown, {"value": "copilot_intro"})
-            with gr.Row():
-                c_plan = T(gr.Dropdown, {"label": "plan", "choices": plan_choices}, value="capacity", scale=2)
-                c_lang = T(
-                    gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1
-                )
-                c_start = T(
-                    gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="copilot-start"
-                )
-            with gr.Row():
-                c_sid = T(
-                    gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
-                )
-                c_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
-                c_resume = T(gr.Button, {"value": "resume"}, scale=1)
-            c_progress = gr.HTML("")
-            c_question = gr.Markdown("", elem_id="copilot-question")
-            c_waiting = gr.Markdown("")
-            with gr.Row():
-                with gr.Column(scale=3):
-                    c_answer = T(gr.Textbox, {"label": "candidate_answer"}, lines=5, elem_id="copilot-answer")
-                    c_mic = T(
-                        gr.Audio, {"label": "record"}, sources=["microphone", "upload"], type="filepath"
-                    )
-                    with gr.Row():
-                        c_transcribe = T(gr.Button, {"value": "transcribe"})
-                        c_record = T(gr.Button, {"value": "record_answer"}, variant="primary")
-                with gr.Column(scale=3):
-                    c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
-                    c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")
-                    c_next = T(gr.Textbox, {"label": "next_question"}, lines=2, elem_id="copilot-next")
-                    with gr.Row():
-                        c_ask = T(gr.Button, {"value": "ask"}, variant="primary")
-                        c_close = T(gr.Button, {"value": "close_round"})
-            c_status = gr.Markdown("", elem_id="copilot-status")
-            with gr.Row():
-                with gr.Column(scale=3):
-                    c_draft = gr.Markdown("", elem_id="copilot-draft", elem_classes=["coach-md"])
-                with gr.Column(scale=2):
-                    c_sources = gr.Markdown("")
-            with gr.Group():
-                with gr.Row():
-                    c_dim = T(
-                        gr.Dropdown, {"label": "dimension", "choices": ctx.dim_choices}, value="accuracy"
-                    )
-                    c_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
-                    c_reviewer = T(gr.Textbox, {"label": "reviewer"})
-                c_reason = T(gr.Textbox, {"label": "reason"})
-                with gr.Row():
-                    c_accept = T(gr.Button, {"value": "accept_draft"})
-                    c_override = T(gr.Button, {"value": "save_override"}, variant="primary")
-                c_log_status = gr.Markdown("")
-            with T(gr.Accordion, {"label": "raw_json"}, open=False):
-                c_view = gr.JSON(None)
-
-        copilot_outputs = [
-            c_state,
-            c_sid,
-            c_progress,
-            c_question,
-            c_waiting,
-            c_answer,
-            c_suggestions,
-            c_pick,
-            c_next,
-            c_draft,
-            c_sources,
-            c_status,
-            c_view,
-        ]
-
-        def copilot_out(
-            view: SessionView | None,
-            prev: dict[str, Any],
-            ui: Lang,
-            *,
-            note: str | None = None,
-            keep: str = "",
-        ) -> list[Any]:
-            if view is None:
-                return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()]
-            ra = view.last_assessment
-            state = _view_state(view)
-            state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra else None
-            answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
-            who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
-            choices = [sg.text for sg in view.suggestions]
-            notes = [n for n in (note, view.notice, view.message) if n]
-            draft = views.assessment_md(ra, rubric, ui, heading="draft_scores") if ra else ""
-            if view.report:
-                draft = session_markdown(view.report, rubric)
-            return [
-                state,
-                view.session_id,
-                progress(state, ui),
-                question_md(view.question, ui, done=view.status == "done"),
-                t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else "",
-                keep if view.message else ("" if answered or view.awaiting == "candidate" else gr.update()),
-                views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
-                gr.update(choices=choices, value=None),
-                choices[0] if choices and answered else "",
-                draft,
-                snippets_for(round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
-                "\n\n".join(notes),
-                json.loads(view.model_dump_json(exclude={"report"})),
-            ]
-
-        def start_copilot(
-            plan: str, lang: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[Any]:
-            ui = _lang(ui_v)
-            if plan == "redo":
-                return copilot_out(None, state, ui, note=t("need_previous", ui))
-            try:
-                view = graph.start_session(
-                    plan or "capacity", _lang(lang), "copilot", owner=owner_of(owner_v, request)
-                )
-            except SessionError as e:
-                return copilot_out(None, state, ui, note=f"⚠️ {e}")
-            return copilot_out(view, {}, ui, note=t("started", ui, sid=view.session_id))
-
-        def resume_copilot(
-            sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[Any]:
-            ui = _lang(ui_v)
-            try:
-                view = graph.get_session((sid or "").strip(), owner=owner_of(owner_v, request))
-            except SessionError as e:
-                return copilot_out(None, state, ui, note=f"⚠️ {e}")
-            return copilot_out(view, {}, ui, note=t("resumed", ui, sid=view.session_id))
-
-        def copilot_call(
-            fn: Callable[[str, str], SessionView], text: str, state: dict[str, Any], ui: Lang
-        ) -> list[Any]:
-            if not state.get("sid"):
-                return copilot_out(None, state, ui, note=t("no_session", ui), keep=text)
-            try:
-                view = fn(state["sid"], text)
-            except SessionError as e:
-                return copilot_out(None, state, ui, note=f"⚠️ {e}", keep=text)
-            return copilot_out(view, state, ui, keep=text)
-
-        def record_answer(
-            text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[Any]:
-            owner = owner_of(owner_v, request)
-            return copilot_call(
-                lambda sid, x: graph.answer(sid, x, owner=owner), text or "", state, _lang(ui_v)
-            )
-
-        def ask_question(
-            text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[Any]:
-            owner = owner_of(owner_v, request)
-            return copilot_call(lambda sid, x: graph.ask(sid, x, owner=owner), text or "", state, _lang(ui_v))
-
-        def close_copilot_round(
-            state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
-        ) -> list[Any]:
-            owner = owner_of(owner_v, request)
-            return copilot_call(lambda sid, _x: graph.close_round(sid, owner=owner), "", state, _lang(ui_v))
-
-        def use_followup(pick: str | None, current: str) -> str:
-            return pick or current
-
-        def copilot_decide(
-            accept: bool,
-        ) -> Callable[..., str]:
-            def decide(
-                state: dict[str, Any],
-                dim: str,
-                score: float,
-                reason: str,
-                reviewer: str,
-                ui_v: str,
-                request: gr.Request,
-            ) -> str:
-                ui = _lang(ui_v)
-                draft = state.get("draft")
-                if not state.get("sid") or not draft:
-                    return f"⚠️ {t('no_draft', ui)}"
-                ra = RoundAssessment.model_validate(draft)
-                judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
-                if judge_score is None:
-                    return f"⚠️ {t('need_round_dim', ui)}"
-                return log_override(
-                    ctx,
-                    report_id=state["sid"],
-                    round_id=ra.round,
-                    dim=dim,
-                    judge_score=judge_score,
-                    human=judge_score if accept else int(score),
-                    reason=(reason or t("accepted_reason", ui)) if accept else reason,
-                    reviewer=reviewer,
-                    info=judge_info(ra),
-                    ui=ui,
-                    request=request,
-                )
-
-            return decide
-
-        c_start.click(
-            start_copilot, [c_plan, c_lang, c_state, *common], copilot_outputs, api_name="start_copilot"
-        )
-        c_resume.click(
-            resume_copilot, [c_resume_id, c_state, *common], copilot_outputs, api_name="resume_copilot"
-        )
-        c_record.click(record_answer, [c_answer, c_state, *common], copilot_outputs, api_name="record_answer")
-        c_ask.click(ask_question, [c_next, c_state, *common], copilot_outputs, api_name="ask_question")
-        c_close.click(
-            close_copilot_round, [c_state, *common], copilot_outputs, api_name="close_copilot_round"
-        )
-        c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
-        gr.on(
-            [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
-            transcribe_into,
-            [c_mic, c_answer, c_state, c_lang, ui],
-            [c_answer, c_status],
-            api_name="transcribe_copilot",
-        )
-        decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ui]
-        c_accept.click(copilot_decide(True), decide_inputs, c_log_status, api_name="copilot_accept")
-        c_override.click(copilot_decide(False), decide_inputs, c_log_status, api_name="copilot_override")
-
+        copilot_pane = copilot.build(ctx)
         review.build(ctx)
         reports.build(ctx)
 
@@ -668,8 +432,8 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
 
         ui.change(
             switch,
-            [ui, p_state, c_state],
-            [*T.blocks, p_question, c_question, p_progress, c_progress],
+            [ui, p_state, copilot_pane.state],
+            [*T.blocks, p_question, copilot_pane.question, p_progress, copilot_pane.progress],
             api_name="set_ui_language",
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
@@ -21,6 +22,16 @@ from agent.voice import AudioDecodeError, VoiceUnavailable
 from agent.voice.stt import MAX_AUDIO_BYTES
 
 SNIPPETS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class SessionPane:
+    """A tab that shows a session (Practice, Co-pilot): what the language switch re-renders in it."""
+
+    state: gr.State
+    """What the tab keeps of its session (`view_state`)."""
+    question: gr.Markdown
+    progress: gr.HTML
 
 
 def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:

@@ -1,0 +1,270 @@
+"""Co-pilot, for a human interviewer: the candidate's answers recorded, suggested follow-ups with the
+evidence they target, draft scores to accept or override."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.graph import SessionError, SessionView
+from agent.graph.report import session_markdown
+from agent.report import JudgeInfo, RoundAssessment
+from agent.rubric.model import Lang
+from agent.ui import views
+from agent.ui.context import LANG_CHOICES, AppContext, lang_of
+from agent.ui.strings import t
+from agent.ui.tabs.shared import (
+    SessionPane,
+    log_override,
+    progress,
+    question_md,
+    round_text,
+    snippets_for,
+    transcribe_into,
+    view_state,
+)
+
+
+def build(ctx: AppContext) -> SessionPane:
+    """The tab and its events; returns what the language switch re-renders."""
+    T = ctx.texts
+    ui_lang = ctx.ui_lang
+    with gr.Tab(t("tab_copilot", ui_lang), id="copilot") as tab_copilot:
+        T.register(tab_copilot, {"label": "tab_copilot"})
+        c_state = gr.State({})
+        T(gr.Markdown, {"value": "copilot_intro"})
+        with gr.Row():
+            c_plan = T(gr.Dropdown, {"label": "plan", "choices": ctx.plan_choices}, value="capacity", scale=2)
+            c_lang = T(gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1)
+            c_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="copilot-start")
+        with gr.Row():
+            c_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="copilot-sid")
+            c_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
+            c_resume = T(gr.Button, {"value": "resume"}, scale=1)
+        c_progress = gr.HTML("")
+        c_question = gr.Markdown("", elem_id="copilot-question")
+        c_waiting = gr.Markdown("")
+        with gr.Row():
+            with gr.Column(scale=3):
+                c_answer = T(gr.Textbox, {"label": "candidate_answer"}, lines=5, elem_id="copilot-answer")
+                c_mic = T(gr.Audio, {"label": "record"}, sources=["microphone", "upload"], type="filepath")
+                with gr.Row():
+                    c_transcribe = T(gr.Button, {"value": "transcribe"})
+                    c_record = T(gr.Button, {"value": "record_answer"}, variant="primary")
+            with gr.Column(scale=3):
+                c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
+                c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")
+                c_next = T(gr.Textbox, {"label": "next_question"}, lines=2, elem_id="copilot-next")
+                with gr.Row():
+                    c_ask = T(gr.Button, {"value": "ask"}, variant="primary")
+                    c_close = T(gr.Button, {"value": "close_round"})
+        c_status = gr.Markdown("", elem_id="copilot-status")
+        with gr.Row():
+            with gr.Column(scale=3):
+                c_draft = gr.Markdown("", elem_id="copilot-draft", elem_classes=["coach-md"])
+            with gr.Column(scale=2):
+                c_sources = gr.Markdown("")
+        with gr.Group():
+            with gr.Row():
+                c_dim = T(gr.Dropdown, {"label": "dimension", "choices": ctx.dim_choices}, value="accuracy")
+                c_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
+                c_reviewer = T(gr.Textbox, {"label": "reviewer"})
+            c_reason = T(gr.Textbox, {"label": "reason"})
+            with gr.Row():
+                c_accept = T(gr.Button, {"value": "accept_draft"})
+                c_override = T(gr.Button, {"value": "save_override"}, variant="primary")
+            c_log_status = gr.Markdown("")
+        with T(gr.Accordion, {"label": "raw_json"}, open=False):
+            c_view = gr.JSON(None)
+
+    outputs = [
+        c_state,
+        c_sid,
+        c_progress,
+        c_question,
+        c_waiting,
+        c_answer,
+        c_suggestions,
+        c_pick,
+        c_next,
+        c_draft,
+        c_sources,
+        c_status,
+        c_view,
+    ]
+    common = ctx.common
+    bind = ctx.bind
+    c_start.click(bind(start_copilot), [c_plan, c_lang, c_state, *common], outputs, api_name="start_copilot")
+    c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
+    c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
+    c_ask.click(bind(ask_question), [c_next, c_state, *common], outputs, api_name="ask_question")
+    c_close.click(bind(close_copilot_round), [c_state, *common], outputs, api_name="close_copilot_round")
+    c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
+    gr.on(
+        [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
+        bind(transcribe_into),
+        [c_mic, c_answer, c_state, c_lang, ctx.ui],
+        [c_answer, c_status],
+        api_name="transcribe_copilot",
+    )
+    decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ctx.ui]
+    c_accept.click(bind(decide, True), decide_inputs, c_log_status, api_name="copilot_accept")
+    c_override.click(bind(decide, False), decide_inputs, c_log_status, api_name="copilot_override")
+    return SessionPane(state=c_state, question=c_question, progress=c_progress)
+
+
+def copilot_out(
+    ctx: AppContext,
+    view: SessionView | None,
+    prev: dict[str, Any],
+    ui: Lang,
+    *,
+    note: str | None = None,
+    keep: str = "",
+) -> list[Any]:
+    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status."""
+    if view is None:
+        return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()]
+    rubric = ctx.rubric
+    ra = view.last_assessment
+    state = view_state(view)
+    state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra else None
+    answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
+    who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
+    choices = [sg.text for sg in view.suggestions]
+    notes = [n for n in (note, view.notice, view.message) if n]
+    draft = views.assessment_md(ra, rubric, ui, heading="draft_scores") if ra else ""
+    if view.report:
+        draft = session_markdown(view.report, rubric)
+    return [
+        state,
+        view.session_id,
+        progress(ctx, state, ui),
+        question_md(view.question, ui, done=view.status == "done"),
+        t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else "",
+        keep if view.message else ("" if answered or view.awaiting == "candidate" else gr.update()),
+        views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
+        gr.update(choices=choices, value=None),
+        choices[0] if choices and answered else "",
+        draft,
+        snippets_for(ctx, round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
+        "\n\n".join(notes),
+        json.loads(view.model_dump_json(exclude={"report"})),
+    ]
+
+
+def start_copilot(
+    ctx: AppContext,
+    plan: str,
+    lang: str,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if plan == "redo":
+        return copilot_out(ctx, None, state, ui, note=t("need_previous", ui))
+    try:
+        view = graph.start_session(
+            plan or "capacity", lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request)
+        )
+    except SessionError as e:
+        return copilot_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    return copilot_out(ctx, view, {}, ui, note=t("started", ui, sid=view.session_id))
+
+
+def resume_copilot(
+    ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    try:
+        view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
+    except SessionError as e:
+        return copilot_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    return copilot_out(ctx, view, {}, ui, note=t("resumed", ui, sid=view.session_id))
+
+
+def copilot_call(
+    ctx: AppContext, fn: Callable[[str, str], SessionView], text: str, state: dict[str, Any], ui: Lang
+) -> list[Any]:
+    if not state.get("sid"):
+        return copilot_out(ctx, None, state, ui, note=t("no_session", ui), keep=text)
+    try:
+        view = fn(state["sid"], text)
+    except SessionError as e:
+        return copilot_out(ctx, None, state, ui, note=f"⚠️ {e}", keep=text)
+    return copilot_out(ctx, view, state, ui, keep=text)
+
+
+def record_answer(
+    ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    owner = ctx.owner_of(owner_v, request)
+    return copilot_call(
+        ctx, lambda sid, x: graph.answer(sid, x, owner=owner), text or "", state, lang_of(ui_v)
+    )
+
+
+def ask_question(
+    ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    owner = ctx.owner_of(owner_v, request)
+    return copilot_call(ctx, lambda sid, x: graph.ask(sid, x, owner=owner), text or "", state, lang_of(ui_v))
+
+
+def close_copilot_round(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    owner = ctx.owner_of(owner_v, request)
+    return copilot_call(ctx, lambda sid, _x: graph.close_round(sid, owner=owner), "", state, lang_of(ui_v))
+
+
+def use_followup(pick: str | None, current: str) -> str:
+    return pick or current
+
+
+def judge_info(ctx: AppContext, ra: RoundAssessment | None) -> JudgeInfo:
+    if ra is not None and ra.judge is not None:
+        return ra.judge
+    from agent.graph.session import graph_context
+
+    return graph_context(ctx.rubric).info
+
+
+def decide(
+    ctx: AppContext,
+    accept: bool,
+    state: dict[str, Any],
+    dim: str,
+    score: float,
+    reason: str,
+    reviewer: str,
+    ui_v: str,
+    request: gr.Request,
+) -> str:
+    ui = lang_of(ui_v)
+    draft = state.get("draft")
+    if not state.get("sid") or not draft:
+        return f"⚠️ {t('no_draft', ui)}"
+    ra = RoundAssessment.model_validate(draft)
+    judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
+    if judge_score is None:
+        return f"⚠️ {t('need_round_dim', ui)}"
+    return log_override(
+        ctx,
+        report_id=state["sid"],
+        round_id=ra.round,
+        dim=dim,
+        judge_score=judge_score,
+        human=judge_score if accept else int(score),
+        reason=(reason or t("accepted_reason", ui)) if accept else reason,
+        reviewer=reviewer,
+        info=judge_info(ctx, ra),
+        ui=ui,
+        request=request,
+    )
