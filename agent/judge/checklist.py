@@ -68,6 +68,9 @@ class Checks(BaseModel):
     honest_unknown: str | None = None
     capacity: CapacityFinding | None = None
     sentences: int = Field(default=0, description="sentences the answer says to the interviewer")
+    specifics: list[str] = Field(
+        default_factory=list, description="distinct concrete specifics: paths, identifiers, metrics, quantities"
+    )
     misconceptions: list[MisconceptionFinding] = Field(
         default_factory=list, description="catalogued wrong claims the answer asserts"
     )

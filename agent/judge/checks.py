@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.judge import capacity
 from agent.judge.checklist import Checks, NumberFinding, PathFinding
-from agent.judge.matching import Sentence, any_term, first_term, match_cues, sentences
+from agent.judge.matching import Sentence, any_term, compile_terms, first_term, match_cues, sentences
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
@@ -131,6 +131,19 @@ def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
     return out
 
 
+def specifics(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
+    """The distinct concrete specifics the answer names (paths, identifiers, metrics, quantities, formulas)."""
+    found: dict[str, None] = {}
+    for t in compile_terms(tuple(lex.get("specifics", []))):
+        for s in sents:
+            if t.pattern is not None:
+                for m in t.pattern.finditer(s.lower):
+                    found.setdefault(m.group(0).strip(), None)
+            elif t.sub in s.lower:
+                found.setdefault(t.sub, None)
+    return list(found)
+
+
 def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
     """A rollback or containment step the answer proposes (a negated one, 'no rollback', does not count)."""
     return any(
@@ -229,6 +242,7 @@ def run_checks(
         asked_for_inputs=first_term(lower, lex["asks_for_inputs"]) is not None,
         honest_unknown=honest_unknown(clean, lex),
         sentences=len(clean),
+        specifics=specifics(clean, lex),
     )
     if round_id == "capacity":
         # the computation answers the round's prompt; follow-ups (FP8, H_kv=2) change the numbers on purpose

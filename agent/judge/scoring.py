@@ -102,6 +102,12 @@ def score_round(
         unjudged = [d for d in DIMENSIONS if not any(i.dimensions[0] == d for i in items)]
         for d in unjudged:
             bounds.cap(d, int(cfg.get("unjudged_cap", 2)), "outside_rubric")
+    n_specific = len(checklist.checks.specifics)
+    for d, steps in cfg.get("specificity_caps", {}).items():
+        for most, cap in steps:  # no concrete specifics: no checkable evidence, whatever the vocabulary
+            if n_specific <= int(most):
+                bounds.cap(d, int(cap), "few_specifics")
+                break
     ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
     apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
 
@@ -110,6 +116,7 @@ def score_round(
     quotes: dict[Dimension, list[str]] = {}
     band_width = int(cfg["band"])
     shown: set[str] = set()
+    overall = sum(i.weight for i in items if i.id in covered) / (sum(i.weight for i in items) or 1.0)
     for d in DIMENSIONS:
         mine = [i for i in items if d in i.dimensions]
         total_w = sum(i.weight for i in mine) or 1.0
@@ -120,8 +127,12 @@ def score_round(
         n_weak = [s for s in weak_present if d in weak_defs[s.id].dimensions and weak_defs[s.id].cap is None]
         level = max(1, level - min(len(n_weak), int(cfg["weak_penalty_max"])))
         floor = cfg.get("floors", {}).get(d)
-        if floor and checklist.checks.sentences >= int(floor["min_sentences"]):
-            level = max(level, int(floor["level"]))  # a coherent answer of some length is not level 1
+        if (
+            floor
+            and checklist.checks.sentences >= int(floor.get("min_sentences", 0))
+            and overall >= float(floor.get("min_coverage", 0.0))
+        ):
+            level = max(level, int(floor["level"]))  # a coherent, substantive answer is not level 1 here
         upper = bounds.upper(d)
         lo, hi = max(1, level - band_width), min(5, level + band_width, max(1, upper))
         lo = min(lo, hi)

@@ -117,3 +117,25 @@ def test_a_coherent_answer_is_not_communication_1(rubric: Rubric) -> None:
     )
     assert len(sentences(text)) >= 4
     assert assess_answer(rubric, "concepts", text, "en").scores["communication"] >= 2
+
+
+def test_a_copy_without_specifics_scores_evidence_below_its_original(rubric: Rubric) -> None:
+    original = (
+        "Derived: weights 40e9 × 2 B = 80e9 B ≈ 74.5 GiB, 18.6 GiB per rank at TP=4. KV budget per rank "
+        "80 − 18.6 − 12 − 8 ≈ 41.4 GiB (derived). KV per token 2 × 60 × 8 × 128 × 2 B = 245,760 B (derived); "
+        "a 4,000-token request ≈ 0.916 GiB, 0.229 GiB per rank, so ≈ 180 is a KV-only upper bound. It ignores "
+        "page rounding, activation peaks and requests longer than p95; I would read num_gpu_blocks from the "
+        "startup log and run a step load test for the SLO concurrency."
+    )
+    stripped = (
+        "Convert the parameter count to bytes using the dtype, then to GiB, and split that across the ranks. "
+        "Subtract the overheads to get the KV budget per rank. Multiply the K and V factor by layers, KV heads, "
+        "head dimension and bytes per element, then by the request length. Divide to get an upper bound. It "
+        "ignores several real effects, so I would check the engine's own numbers and run a load test."
+    )
+    a = assess_answer(rubric, "capacity", original, "en")
+    s = assess_answer(rubric, "capacity", stripped, "en")
+    assert a.checklist is not None and s.checklist is not None
+    assert len(s.checklist.checks.specifics) <= 2 < len(a.checklist.checks.specifics)
+    assert s.scores["evidence"] <= 2 < a.scores["evidence"]
+    assert s.total < a.total
