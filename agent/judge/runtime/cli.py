@@ -3,8 +3,9 @@
     python -m agent.judge.runtime --judge-only [--port P] [--gpu] [--model DIR]
 
 prepares the venv and the model, starts the server, prints `JUDGE_BASE_URL=http://127.0.0.1:P/v1` and
-`JUDGE_MODEL=<served name>` on their own lines and stays until SIGINT/SIGTERM, then stops the server
-(serve.sh and `interview judge` call this).
+`JUDGE_MODEL=<served name>` on their own lines and stays until SIGINT/SIGTERM or until its parent
+process ends (serve.sh killed, even with SIGKILL), then stops the server (serve.sh and `interview
+judge` call this).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from types import FrameType
 
 from agent.judge.runtime.errors import RuntimeSetupError, log
 from agent.judge.runtime.server import DEFAULT_READY_TIMEOUT_S, JudgeServer, prepare_judge
+from agent.judge.runtime.watchdog import die_with_parent
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
+    die_with_parent()  # a killed serve.sh takes the judge down too
 
     server: JudgeServer | None = None
     try:

