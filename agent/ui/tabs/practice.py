@@ -1,0 +1,292 @@
+"""Practice: a mock interview. The question shown, then spoken; the answer typed or recorded (transcribed
+offline, editable before sending); the round's progress and clock; scores with quotes and vLLM sources."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import wave
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+
+from agent import graph
+from agent.graph import SessionError, SessionView
+from agent.graph.report import session_markdown
+from agent.rubric.model import Lang
+from agent.ui import views
+from agent.ui.context import LANG_CHOICES, AppContext, lang_of
+from agent.ui.strings import t
+from agent.ui.tabs.shared import (
+    SessionPane,
+    progress,
+    question_md,
+    round_text,
+    snippets_for,
+    transcribe_into,
+    view_state,
+)
+from agent.voice import VoiceUnavailable
+
+
+def build(ctx: AppContext) -> SessionPane:
+    """The tab and its events; returns what the language switch re-renders."""
+    T = ctx.texts
+    ui_lang = ctx.ui_lang
+    with gr.Tab(t("tab_practice", ui_lang), id="practice") as tab_practice:
+        T.register(tab_practice, {"label": "tab_practice"})
+        p_state = gr.State({})
+        with gr.Row():
+            p_plan = T(gr.Dropdown, {"label": "plan", "choices": ctx.plan_choices}, value="concepts", scale=2)
+            p_lang = T(gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1)
+            p_prev = T(gr.Textbox, {"label": "previous_session"}, scale=1)
+            p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="practice-start")
+        with gr.Row():
+            p_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="practice-sid")
+            p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2, elem_id="practice-resume-id")
+            p_resume = T(gr.Button, {"value": "resume"}, scale=1)
+        p_progress = gr.HTML("", elem_id="practice-progress")
+        with gr.Row():
+            with gr.Column(scale=3):
+                p_question = gr.Markdown("", elem_id="practice-question")
+            with gr.Column(scale=1, min_width=220):
+                p_audio_q = T(
+                    gr.Audio,
+                    {"label": "question_audio"},
+                    type="numpy",
+                    autoplay=True,
+                    interactive=False,
+                    elem_id="practice-question-audio",
+                )
+                p_voice = gr.Markdown("")
+        p_spoken = gr.State(None)
+        p_answer = T(
+            gr.Textbox,
+            {"label": "answer", "placeholder": "answer_placeholder"},
+            lines=6,
+            max_lines=20,
+            elem_id="practice-answer",
+        )
+        with gr.Row():
+            p_mic = T(
+                gr.Audio,
+                {"label": "record"},
+                sources=["microphone", "upload"],
+                type="filepath",
+                elem_id="practice-mic",
+                scale=2,
+            )
+            with gr.Column(scale=1):
+                p_transcribe = T(gr.Button, {"value": "transcribe"})
+                p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="practice-send")
+                p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
+        p_status = gr.Markdown("", elem_id="practice-status")
+        p_result = gr.Markdown("", elem_id="practice-result", elem_classes=["coach-md"])
+        p_sources = gr.Markdown("")
+        p_report = gr.Markdown("", elem_id="practice-report", elem_classes=["coach-md"])
+        with T(gr.Accordion, {"label": "raw_json"}, open=False):
+            p_view = gr.JSON(None)
+
+    outputs = [
+        p_state,
+        p_sid,
+        p_progress,
+        p_question,
+        p_audio_q,
+        p_answer,
+        p_status,
+        p_result,
+        p_sources,
+        p_report,
+        p_view,
+    ]
+    common = ctx.common
+    bind = ctx.bind
+    # the question is spoken after its text shows; a newer event cancels speech still being made
+    speaking = p_state.change(
+        bind(speak_question),
+        [p_state, p_spoken, ctx.ui],
+        [p_audio_q, p_spoken, p_voice],
+        api_name="speak_question",
+    )
+    for trigger, fn, inputs, name in [
+        (p_start, bind(start_practice), [p_plan, p_lang, p_prev, p_state, *common], "start_practice"),
+        (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice"),
+        (p_send, bind(send_answer), [p_answer, p_state, *common], "send_answer"),
+        (p_finish, bind(finish_round), [p_state, *common], "finish_round"),
+    ]:
+        trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking])
+    gr.on(
+        [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
+        bind(transcribe_into),
+        [p_mic, p_answer, p_state, p_lang, ctx.ui],
+        [p_answer, p_status],
+        api_name="transcribe_practice",
+    )
+    return SessionPane(state=p_state, question=p_question, progress=p_progress)
+
+
+def practice_out(
+    ctx: AppContext,
+    view: SessionView | None,
+    prev: dict[str, Any],
+    ui: Lang,
+    page: str | None = None,
+    *,
+    note: str | None = None,
+    keep: str = "",
+) -> list[Any]:
+    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
+
+    `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
+    kept in the answer box unless the session took it."""
+    if view is None:
+        return [
+            prev,
+            gr.update(),
+            gr.update(),
+            gr.update(),
+            gr.update(),
+            keep,
+            note or "",
+            *[gr.update()] * 4,
+        ]
+    rubric = ctx.rubric
+    state = view_state(view)
+    same_session = prev.get("sid") == view.session_id
+    round_ended = same_session and (
+        prev.get("round_index") != view.round_index
+        or (view.status == "done" and prev.get("status") != "done")
+    )
+    notes = [n for n in (note, view.notice, view.message) if n]
+    new_question = bool(view.question) and (not same_session or prev.get("question") != view.question)
+    # the question is spoken by `speak_question`, which runs when this state changes: text first
+    state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
+    if page:
+        ctx.shown.show(page, state["say"])
+    audio: Any = None if new_question or not view.question else gr.update()
+    result: Any = gr.update() if same_session else ""
+    sources: Any = gr.update() if same_session else ""
+    scored = view.last_assessment
+    if view.status == "done" and view.report and view.report.rounds:
+        scored = view.report.rounds[-1]
+    if (round_ended or (not same_session and view.status == "done")) and scored is not None:
+        # at the end of the session the report below holds the scores; the sources stay useful
+        result = (
+            "" if view.status == "done" else views.assessment_md(scored, rubric, ui, heading="round_scores")
+        )
+        sources = snippets_for(ctx, round_text(view, scored.round), ui)
+    report = session_markdown(view.report, rubric) if view.report else ""
+    return [
+        state,
+        view.session_id,
+        progress(ctx, state, ui),
+        question_md(view.question, ui, done=view.status == "done"),
+        audio,
+        keep if view.message else "",
+        "\n\n".join(notes),
+        result,
+        sources,
+        report,
+        json.loads(view.model_dump_json(exclude={"report"})),
+    ]
+
+
+def start_practice(
+    ctx: AppContext,
+    plan: str,
+    lang: str,
+    prev_sid: str,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    owner = ctx.owner_of(owner_v, request)
+    spec = plan or "concepts"
+    if spec == "redo":
+        if not (prev_sid or "").strip():
+            return practice_out(ctx, None, state, ui, note=t("need_previous", ui))
+        spec = f"redo {prev_sid.strip()}"
+    try:
+        view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
+    except SessionError as e:
+        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=t("started", ui, sid=view.session_id))
+
+
+def resume_practice(
+    ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not (sid or "").strip():
+        return practice_out(ctx, None, state, ui, note=t("need_session_id", ui))
+    try:
+        view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
+    except SessionError as e:
+        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=t("resumed", ui, sid=view.session_id))
+
+
+def send_answer(
+    ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not state.get("sid"):
+        return practice_out(ctx, None, state, ui, note=t("no_session", ui), keep=text)
+    try:
+        view = graph.answer(state["sid"], text or "", owner=ctx.owner_of(owner_v, request))
+    except SessionError as e:
+        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}", keep=text)
+    return practice_out(ctx, view, state, ui, request.session_hash, keep=text)
+
+
+def finish_round(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not state.get("sid"):
+        return practice_out(ctx, None, state, ui, note=t("no_session", ui))
+    try:
+        view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
+    except SessionError as e:
+        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    return practice_out(ctx, view, state, ui, request.session_hash)
+
+
+def speak_question(
+    ctx: AppContext, state: dict[str, Any], spoken: str | None, ui_v: str, request: gr.Request
+) -> tuple[Any, str | None, str]:
+    """The question as speech, once per question shown (the text never waits for it).
+
+    Speech that is ready only after the page moved on to another question is dropped."""
+    if not state.get("question") or state.get("say") == spoken:
+        return gr.update(), spoken, ""
+    audio, warn = speak(ctx, state["question"], lang_of(state["lang"]), lang_of(ui_v))
+    current = ctx.shown.showing(request.session_hash or "", state.get("say"))
+    if current != state.get("say"):
+        return gr.update(), spoken, ""
+    return audio, state.get("say"), warn or ""
+
+
+def speak(ctx: AppContext, text: str | None, lang: Lang, ui: Lang) -> tuple[Any, str | None]:
+    """(audio for gr.Audio, a warning) for a question; a failure never blocks the typed path."""
+    if not text:
+        return None, None
+    try:
+        return wav_array(ctx.services.tts().synthesize(text, lang)), None
+    except (VoiceUnavailable, OSError, ValueError) as e:
+        return None, t("tts_unavailable", ui, why=str(e))
+
+
+def wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:
+    """A WAV file as Gradio's numpy audio: (rate, int16 samples, one column per channel)."""
+    with wave.open(str(path)) as w:
+        frames = w.readframes(w.getnframes())
+        rate = w.getframerate()
+        channels = w.getnchannels()
+    data = np.frombuffer(frames, dtype=np.int16)
+    return rate, data.reshape(-1, channels) if channels > 1 else data
