@@ -68,6 +68,7 @@ class Checks(BaseModel):
     honest_unknown: str | None = None
     capacity: CapacityFinding | None = None
     sentences: int = Field(default=0, description="sentences the answer says to the interviewer")
+    structure: int = Field(default=0, description="lines or sentences that show order (steps, bullets, arrows)")
     specifics: list[str] = Field(
         default_factory=list, description="distinct concrete specifics: paths, identifiers, metrics, quantities"
     )

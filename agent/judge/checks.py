@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.judge import capacity
 from agent.judge.checklist import Checks, NumberFinding, PathFinding
-from agent.judge.matching import Sentence, any_term, compile_terms, first_term, match_cues, sentences
+from agent.judge.matching import Sentence, any_term, compile_terms, first_term, fold, match_cues, sentences
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
@@ -144,6 +144,14 @@ def specifics(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
     return list(found)
 
 
+def structure(sents: Sequence[Sentence], text: str, lex: dict[str, Any]) -> int:
+    """How many lines or sentences of the answer show order: steps, bullets, arrows, sequence words."""
+    units = [fold(ln) for ln in text.splitlines() if ln.strip()] if "\n" in text.strip() else []
+    units += [s.lower for s in sents]
+    terms = compile_terms(tuple(lex.get("structure_markers", [])))
+    return sum(1 for u in dict.fromkeys(units) if any(t.search(u) for t in terms))
+
+
 def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
     """A rollback or containment step the answer proposes (a negated one, 'no rollback', does not count)."""
     return any(
@@ -243,6 +251,7 @@ def run_checks(
         honest_unknown=honest_unknown(clean, lex),
         sentences=len(clean),
         specifics=specifics(clean, lex),
+        structure=structure(all_sents, answer, lex),
     )
     if round_id == "capacity":
         # the computation answers the round's prompt; follow-ups (FP8, H_kv=2) change the numbers on purpose

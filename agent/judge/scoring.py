@@ -55,6 +55,11 @@ def _level(coverage: float, strong: int, has_strong: bool, cfg: dict[str, Any]) 
     return level
 
 
+def _floors(cfg: dict[str, Any], d: Dimension) -> list[dict[str, Any]]:
+    f = cfg.get("floors", {}).get(d) or []
+    return f if isinstance(f, list) else [f]
+
+
 def score_round(
     rubric: Rubric,
     checklist: Checklist,
@@ -126,13 +131,15 @@ def score_round(
         level = _level(cov, n_strong, has_strong, cfg)
         n_weak = [s for s in weak_present if d in weak_defs[s.id].dimensions and weak_defs[s.id].cap is None]
         level = max(1, level - min(len(n_weak), int(cfg["weak_penalty_max"])))
-        floor = cfg.get("floors", {}).get(d)
-        if (
-            floor
-            and checklist.checks.sentences >= int(floor.get("min_sentences", 0))
-            and overall >= float(floor.get("min_coverage", 0.0))
-        ):
-            level = max(level, int(floor["level"]))  # a coherent, substantive answer is not level 1 here
+        for floor in _floors(cfg, d):  # a coherent, substantive, ordered answer is not level 1 here
+            c = checklist.checks
+            if (
+                c.sentences >= int(floor.get("min_sentences", 0))
+                and overall >= float(floor.get("min_coverage", 0.0))
+                and c.structure >= int(floor.get("min_structure", 0))
+                and len(c.specifics) >= int(floor.get("min_specifics", 0))
+            ):
+                level = max(level, int(floor["level"]))
         upper = bounds.upper(d)
         lo, hi = max(1, level - band_width), min(5, level + band_width, max(1, upper))
         lo = min(lo, hi)

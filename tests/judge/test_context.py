@@ -139,3 +139,22 @@ def test_a_copy_without_specifics_scores_evidence_below_its_original(rubric: Rub
     assert len(s.checklist.checks.specifics) <= 2 < len(a.checklist.checks.specifics)
     assert s.scores["evidence"] <= 2 < a.scores["evidence"]
     assert s.total < a.total
+
+
+def test_an_ordered_concrete_answer_communicates_better_than_a_wall_of_words(rubric: Rubric) -> None:
+    ordered = (
+        "1. Frontend: vllm/entrypoints/openai/ validates the request, renders the chat template and tokenizes.\n"
+        "2. Engine: an EngineCoreRequest goes to vllm/v1/engine/core.py and becomes a Request.\n"
+        "3. Scheduler: vllm/v1/core/sched/scheduler.py picks tokens and KV blocks for this step.\n"
+        "4. Runner: vllm/v1/worker/gpu_model_runner.py runs the persistent batch.\n"
+        "5. Sampler: vllm/v1/sample/sampler.py applies penalties, temperature, top_p with the seed's generator.\n"
+        "6. Output: the engine updates the finish reason and the frontend streams each delta back."
+    )
+    wall = (
+        "The request goes in and gets processed by the engine and then the model runs and then the sampler "
+        "picks a token and it goes back to the client and that is basically how it works in general."
+    )
+    a = assess_answer(rubric, "source-trace", ordered, "en")
+    b = assess_answer(rubric, "source-trace", wall, "en")
+    assert a.checklist is not None and a.checklist.checks.structure >= 6
+    assert a.scores["communication"] > b.scores["communication"]
