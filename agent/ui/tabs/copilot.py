@@ -10,7 +10,7 @@ from typing import Any
 import gradio as gr
 
 from agent import graph
-from agent.graph import SessionError, SessionView
+from agent.graph import SessionView
 from agent.graph.report import session_markdown
 from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.model import Lang
@@ -23,6 +23,7 @@ from agent.ui.tabs.shared import (
     progress,
     question_md,
     round_text,
+    session_errors_noted,
     snippets_for,
     transcribe_into,
     view_state,
@@ -157,6 +158,12 @@ def copilot_out(
     ]
 
 
+def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
+    """The tab as it was, with `note` as its status and `keep` (or nothing) in the answer box."""
+    return copilot_out(ctx, None, state, ui, note=note, keep=keep or "")
+
+
+@session_errors_noted(copilot_note)
 def start_copilot(
     ctx: AppContext,
     plan: str,
@@ -168,39 +175,32 @@ def start_copilot(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if plan == "redo":
-        return copilot_out(ctx, None, state, ui, note=t("need_previous", ui))
-    try:
-        view = graph.start_session(
-            plan or "capacity", lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request)
-        )
-    except SessionError as e:
-        return copilot_out(ctx, None, state, ui, note=f"⚠️ {e}")
+        return copilot_note(ctx, state, ui, t("need_previous", ui))
+    view = graph.start_session(
+        plan or "capacity", lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request)
+    )
     return copilot_out(ctx, view, {}, ui, note=t("started", ui, sid=view.session_id))
 
 
+@session_errors_noted(copilot_note)
 def resume_copilot(
     ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
-    try:
-        view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
-    except SessionError as e:
-        return copilot_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
     return copilot_out(ctx, view, {}, ui, note=t("resumed", ui, sid=view.session_id))
 
 
 def copilot_call(
     ctx: AppContext, fn: Callable[[str, str], SessionView], text: str, state: dict[str, Any], ui: Lang
 ) -> list[Any]:
+    """`fn(session id, text)` on the tab's session, shown; a note when the tab has no session."""
     if not state.get("sid"):
-        return copilot_out(ctx, None, state, ui, note=t("no_session", ui), keep=text)
-    try:
-        view = fn(state["sid"], text)
-    except SessionError as e:
-        return copilot_out(ctx, None, state, ui, note=f"⚠️ {e}", keep=text)
-    return copilot_out(ctx, view, state, ui, keep=text)
+        return copilot_note(ctx, state, ui, t("no_session", ui), keep=text)
+    return copilot_out(ctx, fn(state["sid"], text), state, ui, keep=text)
 
 
+@session_errors_noted(copilot_note)
 def record_answer(
     ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
@@ -210,6 +210,7 @@ def record_answer(
     )
 
 
+@session_errors_noted(copilot_note)
 def ask_question(
     ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
@@ -217,6 +218,7 @@ def ask_question(
     return copilot_call(ctx, lambda sid, x: graph.ask(sid, x, owner=owner), text or "", state, lang_of(ui_v))
 
 
+@session_errors_noted(copilot_note)
 def close_copilot_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:

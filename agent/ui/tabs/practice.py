@@ -13,7 +13,7 @@ import gradio as gr
 import numpy as np
 
 from agent import graph
-from agent.graph import SessionError, SessionView
+from agent.graph import SessionView
 from agent.graph.report import session_markdown
 from agent.rubric.model import Lang
 from agent.ui import views
@@ -24,6 +24,7 @@ from agent.ui.tabs.shared import (
     progress,
     question_md,
     round_text,
+    session_errors_noted,
     snippets_for,
     transcribe_into,
     view_state,
@@ -194,6 +195,12 @@ def practice_out(
     ]
 
 
+def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
+    """The tab as it was, with `note` as its status and `keep` in the answer box."""
+    return practice_out(ctx, None, state, ui, note=note, keep=keep)
+
+
+@session_errors_noted(practice_note)
 def start_practice(
     ctx: AppContext,
     plan: str,
@@ -209,51 +216,42 @@ def start_practice(
     spec = plan or "concepts"
     if spec == "redo":
         if not (prev_sid or "").strip():
-            return practice_out(ctx, None, state, ui, note=t("need_previous", ui))
+            return practice_note(ctx, state, ui, t("need_previous", ui))
         spec = f"redo {prev_sid.strip()}"
-    try:
-        view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
-    except SessionError as e:
-        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}")
+    view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
     return practice_out(ctx, view, {}, ui, request.session_hash, note=t("started", ui, sid=view.session_id))
 
 
+@session_errors_noted(practice_note)
 def resume_practice(
     ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not (sid or "").strip():
-        return practice_out(ctx, None, state, ui, note=t("need_session_id", ui))
-    try:
-        view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
-    except SessionError as e:
-        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}")
+        return practice_note(ctx, state, ui, t("need_session_id", ui))
+    view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, {}, ui, request.session_hash, note=t("resumed", ui, sid=view.session_id))
 
 
+@session_errors_noted(practice_note)
 def send_answer(
     ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_out(ctx, None, state, ui, note=t("no_session", ui), keep=text)
-    try:
-        view = graph.answer(state["sid"], text or "", owner=ctx.owner_of(owner_v, request))
-    except SessionError as e:
-        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}", keep=text)
+        return practice_note(ctx, state, ui, t("no_session", ui), keep=text)
+    view = graph.answer(state["sid"], text or "", owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash, keep=text)
 
 
+@session_errors_noted(practice_note)
 def finish_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_out(ctx, None, state, ui, note=t("no_session", ui))
-    try:
-        view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
-    except SessionError as e:
-        return practice_out(ctx, None, state, ui, note=f"⚠️ {e}")
+        return practice_note(ctx, state, ui, t("no_session", ui))
+    view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash)
 
 

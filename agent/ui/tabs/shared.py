@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import gradio as gr
 from pydantic import ValidationError
 
-from agent.graph import SessionView
+from agent.graph import SessionError, SessionView
 from agent.overrides import NewOverride, OverrideLogError
 from agent.report import JudgeInfo
 from agent.rubric.model import DIMENSIONS, Lang
@@ -22,6 +25,11 @@ from agent.voice import AudioDecodeError, VoiceUnavailable
 from agent.voice.stt import MAX_AUDIO_BYTES
 
 SNIPPETS_SHOWN = 3
+
+Handler = TypeVar("Handler", bound=Callable[..., list[Any]])
+NoteOut = Callable[[AppContext, dict[str, Any], Lang, str, str], list[Any]]
+"""`(ctx, state, ui, note, keep)` -> a tab's outputs: the tab as it was, `note` its status, `keep` in
+the answer box."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,30 @@ def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:
     if question:
         return f"**{t('question', ui)}:** {question}"
     return "" if done else t("no_question", ui)
+
+
+def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
+    """For a handler that moves a session on: a `SessionError` it raises (no such session, not the
+    caller's, a refused step) becomes "⚠️ <error>" in the tab's status, the rest of the tab as it was.
+
+    `note_out` renders that; it gets the handler's arguments `ctx`, `state` and `ui_v` (the interface
+    language) and, when the handler has one, `text`: the answer being written, which stays in its box."""
+
+    def decorate(handler: Handler) -> Handler:
+        signature = inspect.signature(handler)
+
+        @functools.wraps(handler)
+        def noted(*args: Any, **kwargs: Any) -> list[Any]:
+            try:
+                return handler(*args, **kwargs)
+            except SessionError as e:
+                given = signature.bind(*args, **kwargs).arguments
+                ui = lang_of(given["ui_v"])
+                return note_out(given["ctx"], given["state"], ui, f"⚠️ {e}", given.get("text", ""))
+
+        return cast(Handler, noted)
+
+    return decorate
 
 
 def view_state(view: SessionView) -> dict[str, Any]:

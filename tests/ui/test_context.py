@@ -1,0 +1,74 @@
+"""How the tabs' module-level handlers reach Gradio: bound to the AppContext, and session errors as notes."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import pytest
+from gradio.utils import get_type_hints, is_special_typed_parameter
+
+from agent.graph import SessionError, SessionNotFound
+from agent.ui import Services, build_app
+from agent.ui.tabs.shared import session_errors_noted
+
+
+@pytest.fixture(scope="module")
+def app(ui_data_dir: Path) -> gr.Blocks:
+    return build_app(Services(retriever=lambda: lambda text, k: [], reviewers=frozenset()))
+
+
+def test_gradio_sees_each_handler_without_the_context_and_fills_in_its_request(app: gr.Blocks) -> None:
+    """A handler's `request: gr.Request` is recognised only while Gradio can resolve its type hints
+    (so the tab modules import AppContext at run time, not under TYPE_CHECKING)."""
+    fns = [f for f in app.fns.values() if f.fn is not None]  # type: ignore[attr-defined]
+    assert len(fns) > 20
+    with_request = []
+    for f in fns:
+        params = inspect.signature(f.fn).parameters
+        assert "ctx" not in params, f.api_name
+        if "request" in params:
+            assert is_special_typed_parameter("request", get_type_hints(f.fn)), f.api_name
+            with_request.append(f.api_name)
+    assert {"start_practice", "send_answer", "record_answer", "save_override", "restore_owner"} <= set(
+        with_request
+    )
+
+
+def _noted(*given: Any) -> list[Any]:
+    return ["noted", *given]
+
+
+@session_errors_noted(_noted)
+def _answer(
+    ctx: str, text: str, state: dict[str, Any], ui_v: str, error: Exception | None = None
+) -> list[Any]:
+    if error is not None:
+        raise error
+    return ["shown", text]
+
+
+@session_errors_noted(_noted)
+def _close(ctx: str, state: dict[str, Any], ui_v: str) -> list[Any]:
+    raise SessionNotFound("s-1")
+
+
+def test_a_session_error_becomes_a_note_and_the_answer_stays() -> None:
+    state = {"sid": "s-1"}
+    assert _answer("ctx", "my answer", state, "en") == ["shown", "my answer"]
+    assert _answer("ctx", "my answer", state, "zh", SessionError("refused")) == [
+        "noted",
+        "ctx",
+        state,
+        "zh",
+        "⚠️ refused",
+        "my answer",
+    ]
+    assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", "⚠️ no such session: s-1", ""]
+
+
+def test_other_errors_are_not_turned_into_notes() -> None:
+    with pytest.raises(gr.Error):
+        _answer("ctx", "x", {}, "en", gr.Error("sign in"))
