@@ -1,7 +1,8 @@
 """Embedded-judge throughput: answers assessed per second on this machine (goal >= 50/s).
 
 Run: .venv/bin/python bench/judge_bench.py [--repeat 5]
-Answers come from the graded set (eval/graded/dev/answers.yaml); the figure is the median of repeats.
+Answers come from both graded splits (eval/graded/dev and test, 200 answers, each with its turns); the figure
+is the median of repeats, with the machine's load average beside it.
 """
 
 from __future__ import annotations
@@ -25,15 +26,16 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "judge.json")
     args = ap.parse_args()
     rubric = load_rubric()
-    answers = load_graded_set().answers
+    answers = [a for split in ("dev", "test") for a in load_graded_set(split=split).answers]  # type: ignore[arg-type]
     # warm-up: compile cue regexes, load the path list
     for a in answers:
-        assess_answer(rubric, a.round, a.answer, a.language)
+        assess_answer(rubric, a.round, a.as_answer(), a.language)
+    load_before = os.getloadavg()[0]
     rates = []
     for _ in range(args.repeat):
         t0 = time.perf_counter()
         for a in answers:
-            assess_answer(rubric, a.round, a.answer, a.language)
+            assess_answer(rubric, a.round, a.as_answer(), a.language)
         rates.append(len(answers) / (time.perf_counter() - t0))
     result = {
         "benchmark": "embedded judge throughput",
@@ -42,6 +44,7 @@ def main() -> None:
         "answers_per_s_median": round(statistics.median(rates), 1),
         "answers_per_s_min": round(min(rates), 1),
         "goal_answers_per_s": 50,
+        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),

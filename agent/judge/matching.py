@@ -17,7 +17,9 @@ from agent.rubric.model import Cues
 _SPLIT = re.compile(r"(?<=[。！？；!?;\n])|(?<=\.)(?=\s)")
 
 
-_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_INVISIBLE = re.compile(
+    r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+)
 _CONFUSABLES = str.maketrans(
     "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοινρτυχ",
     "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXaoivptux",
@@ -45,7 +47,13 @@ class Sentence:
 
 
 def sentences(
-    text: str, *, start: int = 0, end: int | None = None, turn: int = 0, question: str = "", first_idx: int = 0
+    text: str,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    turn: int = 0,
+    question: str = "",
+    first_idx: int = 0,
 ) -> list[Sentence]:
     """Split `text[start:end]` into sentences with their spans in `text` (decimals and paths stay whole)."""
     out: list[Sentence] = []
@@ -93,8 +101,40 @@ def compile_terms(terms: tuple[str, ...]) -> tuple[Term, ...]:
     return tuple(Term(t) for t in terms)
 
 
+_LEADING_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+
+
+@lru_cache(maxsize=4096)
+def term_set(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """`terms` split for speed: the folded substrings, and every /…/ term joined into one pattern
+    (None when there is none, or when they cannot be joined: each is then searched on its own)."""
+    subs = tuple(
+        dict.fromkeys(fold(t) for t in terms if not (len(t) > 2 and t.startswith("/") and t.endswith("/")))
+    )
+    parts: list[str] = []
+    for raw in terms:
+        if len(raw) > 2 and raw.startswith("/") and raw.endswith("/"):
+            src = unicodedata.normalize("NFKC", raw[1:-1])
+            m = _LEADING_FLAGS.match(src)
+            if m:  # a leading (?a) applies to that term only
+                src = f"(?{m.group(1)}:{src[m.end() :]})"
+            parts.append(f"(?:{src})")
+    if not parts:
+        return subs, None
+    try:
+        return subs, re.compile("|".join(parts), re.IGNORECASE)
+    except re.error:
+        return subs, None
+
+
 def any_term(lower: str, terms: Iterable[str]) -> bool:
-    return any(t.search(lower) for t in compile_terms(tuple(terms)))
+    key = tuple(terms)
+    subs, joined = term_set(key)
+    if any(sub in lower for sub in subs):
+        return True
+    if joined is not None:
+        return joined.search(lower) is not None
+    return any(t.search(lower) for t in compile_terms(key) if t.pattern is not None)
 
 
 def first_term(lower: str, terms: Iterable[str]) -> str | None:
@@ -125,12 +165,12 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
     group, the question it replies to may supply one more (the subject a follow-up answer leaves
     unsaid: "No, smaller ones waste less tail memory" to "Is a smaller block size always better?").
     """
-    groups = [compile_terms(tuple(g)) for g in cues.groups]
-    per_sentence = [[any(t.search(s.lower) for t in g) for g in groups] for s in sents]
+    groups = [tuple(g) for g in cues.groups]
+    per_sentence = [[any_term(s.lower, g) for g in groups] for s in sents]
     asked: dict[str, list[bool]] = {}
     for s in sents:
         if s.question and s.question not in asked:
-            asked[s.question] = [any(t.search(s.question) for t in g) for g in groups]
+            asked[s.question] = [any_term(s.question, g) for g in groups]
     best = CueMatch(0, cues.required, None)
     for i in range(len(sents)):
         for w in range(1, window + 1):
@@ -144,7 +184,12 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
             own = [any(per_sentence[m][k] for m in range(i, j)) for k in range(len(groups))]
             hits = sum(own)
             q = asked.get(sents[i].question)
-            if q is not None and hits and len(groups) > 1 and any(q[k] and not own[k] for k in range(len(groups))):
+            if (
+                q is not None
+                and hits
+                and len(groups) > 1
+                and any(q[k] and not own[k] for k in range(len(groups)))
+            ):
                 hits += 1
             if hits > best.matched:
                 best = CueMatch(hits, cues.required, text[sents[i].start : sents[j - 1].end], sents[i].start)
