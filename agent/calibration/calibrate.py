@@ -339,7 +339,7 @@ def calibrate(
     judge: Judge | None = None,
     info: JudgeInfo | None = None,
     overrides: Sequence[Override] = (),
-    graded_source: str = "eval/graded/dev/answers.yaml",
+    graded_source: str = "eval/graded/dev",
     overrides_source: str = "override log",
     overrides_note: str | None = None,
     repeat: int = 1,
@@ -348,7 +348,7 @@ def calibrate(
     """Grade the set (`repeat` times; the first run gives the agreement figures) and compare with labels."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
-    jobs = [Job(a.id, a.round, a.answer, a.language) for a in gs.answers]
+    jobs = [Job(a.id, a.round, a.as_answer(), a.language) for a in gs.answers]
     runs = []
     for _ in range(repeat):
         # each run is sent in full: a judge that answers identical requests from memory (the vLLM

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from agent.judge.answer import Answer
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Judge
 from agent.report import JudgeInfo, RoundAssessment
@@ -17,7 +18,8 @@ from agent.rubric.model import Lang, RoundId
 class Job:
     key: str
     round: RoundId
-    answer: str
+    answer: str | Answer
+    """the text, or the round's turns with their questions"""
     language: Lang
 
 

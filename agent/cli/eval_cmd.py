@@ -144,11 +144,16 @@ def _concurrency(judge: Judge, n: int, kind: str) -> int:
 
 @app.command("calibrate")
 def calibrate_cmd(
-    graded: Annotated[Path | None, typer.Option("--set", help="graded answer set (YAML)")] = None,
+    graded: Annotated[
+        Path | None, typer.Option("--set", help="one graded set (file or folder) instead of dev and test")
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="dev, test or both (side by side)")] = "both",
     judge: Annotated[str, typer.Option("--judge", help="embedded, vllm or auto")] = "embedded",
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="folder for calibration.{json,md,png} (default: <data dir>/calibration)"),
+        typer.Option(
+            "--out", help="folder for calibration.{json,md,png}, one subfolder a split (default: <data dir>/calibration)"
+        ),
     ] = None,
     overrides: Annotated[
         Path | None, typer.Option("--overrides", help="override log (default: <data dir>/overrides.sqlite)")
@@ -172,8 +177,14 @@ def calibrate_cmd(
     con = Console()
     err = Console(stderr=True)
     rubric = load_rubric()
+    names: list[str] = ["set"] if graded else (["dev", "test"] if split == "both" else [split])
+    if not graded and any(n not in SPLITS for n in names):
+        err.print(f"[red]error:[/] --split must be dev, test or both (got {split!r})")
+        raise typer.Exit(2)
+    sets: dict[str, GradedSet] = {}
     try:
-        gs = load_graded_set(graded)
+        for n in names:
+            sets[n] = load_graded_set(graded) if graded else load_graded_set(split=n)  # type: ignore[arg-type]
     except ValueError as e:
         err.print(f"[red]error:[/] {e}")
         raise typer.Exit(2) from e
@@ -183,24 +194,31 @@ def calibrate_cmd(
     rows, log_path, note = read_overrides(overrides)
     if note:
         err.print(f"[yellow]{note}[/]")
-    rep = calibrate(
-        rubric,
-        gs,
-        judge=jd,
-        info=info,
-        overrides=rows,
-        graded_source=str(graded or "eval/graded/dev/answers.yaml"),
-        overrides_source=f"override log {log_path}",
-        overrides_note=note,
-        repeat=repeat,
-        concurrency=_concurrency(jd, concurrency, info.kind),
-    )
+    reps = {
+        n: calibrate(
+            rubric,
+            gs,
+            judge=jd,
+            info=info,
+            overrides=rows,
+            graded_source=str(graded) if graded else f"eval/graded/{n}",
+            overrides_source=f"override log {log_path}",
+            overrides_note=note,
+            repeat=repeat,
+            concurrency=_concurrency(jd, concurrency, info.kind),
+        )
+        for n, gs in sets.items()
+    }
     folder = out or data_dir() / "calibration"
-    paths = write(rep, folder)
+    written = []
+    for n, rep in reps.items():
+        written += list(write(rep, folder if graded else folder / n).values())
     t = Table(title=f"judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("labels", "dimension", "exact", "±1", "QW kappa", "Spearman"):
         t.add_column(col)
-    for src, name in ((rep.graded, "graded set"), (rep.overrides, "override log")):
+    sources = [(rep.graded, f"graded set: {n}") for n, rep in reps.items()]
+    sources.append((next(iter(reps.values())).overrides, "override log"))
+    for src, name in sources:
         if src.n_items == 0:
             t.add_row(name, "—", "no items (n=0)", "", "", "")
             continue
@@ -214,25 +232,27 @@ def calibrate_cmd(
                 d.spearman.fmt(),
             )
     con.print(t)
-    g = rep.graded
-    con.print(f"pair order: {g.pair_order.fmt(pct=True)}")
-    all_flags = g.flags[0] if g.flags else None
-    if all_flags:
-        con.print(
-            f"flags: recall {all_flags.recall.fmt(pct=True)}, precision {all_flags.precision.fmt(pct=True)}, "
-            f"strict precision {all_flags.strict_precision.fmt(pct=True)}"
-        )
-    if rep.spread:
-        con.print(
-            f"spread over {rep.spread.repeat} runs (largest range of one item): "
-            + ", ".join(f"{d.dimension} {d.max_range}" for d in [*rep.spread.dimensions, rep.spread.total])
-        )
-    if rep.fallbacks:
-        err.print(
-            f"[yellow]{rep.fallbacks} assessment(s) fell back to the embedded judge and are left out of the "
-            f"figures: {'; '.join(rep.fallback_reasons[:3])}[/]"
-        )
-    con.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    for n, rep in reps.items():
+        g = rep.graded
+        line = f"{n}: pair order {g.pair_order.fmt(pct=True)}"
+        all_flags = g.flags[0] if g.flags else None
+        if all_flags:
+            line += (
+                f"; flags recall {all_flags.recall.fmt(pct=True)}, precision {all_flags.precision.fmt(pct=True)}, "
+                f"strict precision {all_flags.strict_precision.fmt(pct=True)}"
+            )
+        con.print(line)
+        if rep.spread:
+            con.print(
+                f"{n}: spread over {rep.spread.repeat} runs (largest range of one item): "
+                + ", ".join(f"{d.dimension} {d.max_range}" for d in [*rep.spread.dimensions, rep.spread.total])
+            )
+        if rep.fallbacks:
+            err.print(
+                f"[yellow]{n}: {rep.fallbacks} assessment(s) fell back to the embedded judge and are left out of "
+                f"the figures: {'; '.join(rep.fallback_reasons[:3])}[/]"
+            )
+    con.print("wrote " + ", ".join(str(p) for p in written))
 
 
 @app.command("probes")

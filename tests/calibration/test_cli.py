@@ -88,3 +88,14 @@ def test_eval_refuses_an_unknown_split() -> None:
     res = runner.invoke(app, ["eval", "--split", "train"])
     assert res.exit_code == 2
     assert "--split must be dev, test or both" in res.output
+
+
+def test_calibrate_reports_dev_and_test_side_by_side(tmp_path: Path) -> None:
+    out = tmp_path / "cal"
+    res = runner.invoke(app, ["eval", "calibrate", "--out", str(out)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "graded set: dev" in res.output and "graded set: test" in res.output
+    for split in ("dev", "test"):
+        assert (out / split / "calibration.json").is_file()
+        data = json.loads((out / split / "calibration.json").read_text(encoding="utf-8"))
+        assert data["graded"]["source"] == f"eval/graded/{split}"
