@@ -113,6 +113,11 @@ def score_round(
             if n_specific <= int(most):
                 bounds.cap(d, int(cap), "few_specifics")
                 break
+    n_wrong = len(checklist.checks.misconceptions)
+    for least, cap in cfg.get("misconception_caps", []):  # confident wrong claims: the rest is not trusted either
+        if n_wrong >= int(least):
+            for d in cfg.get("misconception_cap_dimensions", []):
+                bounds.cap(d, int(cap), "misconceptions")
     ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
     apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
 
