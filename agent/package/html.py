@@ -1,0 +1,383 @@
+"""index.html: the package as one printable page, with no external assets.
+
+Styles are inline; fonts are the reader's own (a CJK-capable family stack, no web fonts), so Chinese
+renders offline wherever a CJK font is installed. The only links are the vLLM permalinks.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from agent.package.labels import number, seconds, status, t
+from agent.package.model import EvidencePackage
+from agent.rubric.model import Lang
+
+FONT_STACK = (
+    '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
+    '"Microsoft YaHei", "WenQuanYi Micro Hei", "Noto Sans", "DejaVu Sans", Arial, sans-serif'
+)
+MONO_STACK = '"Noto Sans Mono CJK SC", "WenQuanYi Micro Hei Mono", "DejaVu Sans Mono", Consolas, monospace'
+
+CSS = f"""
+body {{ font-family: {FONT_STACK}; font-size: 14px; line-height: 1.5; color: #111; margin: 24px auto;
+  max-width: 1100px; padding: 0 16px; }}
+h1 {{ font-size: 24px; margin: 0 0 8px; }}
+h2 {{ font-size: 19px; border-bottom: 2px solid #333; margin-top: 28px; padding-bottom: 2px; }}
+h3 {{ font-size: 16px; margin: 16px 0 6px; }}
+table {{ border-collapse: collapse; width: 100%; margin: 6px 0 12px; }}
+th, td {{ border: 1px solid #999; padding: 3px 6px; text-align: left; vertical-align: top; }}
+th {{ background: #eee; }}
+td.n {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }}
+code, pre {{ font-family: {MONO_STACK}; font-size: 12px; }}
+pre {{ background: #f6f6f6; border: 1px solid #ddd; padding: 6px; white-space: pre-wrap; }}
+.bad {{ color: #a00; font-weight: bold; }}
+.changed {{ background: #fff3c4; }}
+.meta td:first-child {{ width: 180px; font-weight: bold; }}
+.turn {{ margin: 4px 0; }}
+.turn .who {{ font-weight: bold; }}
+.turn .body {{ white-space: pre-wrap; }}
+.turn .at {{ color: #555; font-family: {MONO_STACK}; font-size: 12px; }}
+blockquote {{ margin: 4px 0 4px 12px; padding-left: 8px; border-left: 3px solid #bbb; }}
+.omitted li {{ margin: 2px 0; }}
+@media print {{
+  body {{ margin: 0; max-width: none; font-size: 11px; }}
+  h2 {{ break-after: avoid; }}
+  tr, .turn, blockquote {{ break-inside: avoid; }}
+  a {{ color: #000; }}
+}}
+"""
+
+
+def _e(x: object) -> str:
+    return escape(str(x), quote=True)
+
+
+def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+    numeric = numeric or set()
+    out = ["<table><thead><tr>", *(f"<th>{h}</th>" for h in head), "</tr></thead><tbody>"]
+    for r in rows:
+        cells = "".join(
+            f'<td class="n">{c}</td>' if k in numeric else f"<td>{c}</td>" for k, c in enumerate(r)
+        )
+        out.append(f"<tr>{cells}</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def render_html(pkg: EvidencePackage) -> str:
+    lang: Lang = pkg.language
+    s = pkg.session
+    out: list[str] = []
+    out.append(f"<h1>{_e(t('title', lang))}: {_e(s.id)}</h1>")
+    meta = [
+        (t("session", lang), s.id),
+        (t("plan", lang), s.plan),
+        (t("mode", lang), s.mode),
+        (t("started", lang), s.created_at),
+        (t("updated", lang), s.updated_at),
+    ]
+    if s.owner:
+        meta.append((t("owner", lang), s.owner))
+    if s.previous_session:
+        meta.append((t("previous", lang), s.previous_session))
+    if pkg.score_sheet:
+        j = pkg.score_sheet.judge
+        prov = " · ".join(
+            str(x) for x in (j.kind, j.model, j.rubric_version, j.prompt_hash, j.index_commit) if x
+        )
+        meta.append((t("judge", lang), prov))
+    out.append(
+        '<table class="meta"><tbody>'
+        + "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in meta)
+        + "</tbody></table>"
+    )
+    out += _version(pkg, lang)
+    out += _assumptions(pkg, lang)
+    out += _formulas(pkg, lang)
+    out += _scores(pkg, lang)
+    out += _disputed(pkg, lang)
+    out += _failures(pkg, lang)
+    out += _retry(pkg, lang)
+    out += _transcript(pkg, lang)
+    out.append(f'<h2>{_e(t("omitted", lang))}</h2><ul class="omitted">')
+    out += [f"<li><b>{_e(o.what)}</b>: {_e(o.why)}</li>" for o in pkg.omitted]
+    out.append("</ul>")
+    out.append(f"<p><small>{_e(t('schema', lang, id=pkg.schema_id, v=pkg.schema_version))}</small></p>")
+    html_lang = "zh-CN" if lang == "zh" else "en"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{html_lang}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(t('title', lang))}: {_e(s.id)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(out)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    qv = pkg.question_version
+    out = [f"<h2>1. {_e(t('version', lang))}</h2>"]
+    rv = _e(qv.rubric_version)
+    if qv.rubric_version_now != qv.rubric_version:
+        rv += f" ({_e(t('rubric_now', lang))} {_e(qv.rubric_version_now)})"
+    out.append(f"<p><b>{_e(t('rubric', lang))}:</b> {rv} · <b>{_e(t('rounds', lang))}:</b> "
+               f"{_e(', '.join(qv.round_ids))}</p>")  # fmt: skip
+    for rv_ in qv.rounds:
+        out.append(
+            f"<h3>{_e(rv_.title)} <small>({_e(rv_.round)}, {rv_.minutes} {_e(t('minutes', lang))})</small></h3>"
+        )
+        rows = [
+            [_e(a.kind + (f" {a.id}" if a.id else "") + (f" {', '.join(a.given)}" if a.given else "")),
+             _e(seconds(a.at_s)), _e(a.text)]
+            for a in rv_.asked
+        ]  # fmt: skip
+        out.append(_table([t("kind", lang), t("session_t", lang), t("asked", lang)], rows))
+        if rv_.capacity is not None:
+            c = rv_.capacity
+            head = (
+                t("given_values", lang, seed=c.variant_seed)
+                if c.variant_seed is not None
+                else t("given_seed", lang)
+            )
+            out.append(f"<p><b>{_e(head)}</b></p>")
+            out.append(
+                _table(
+                    [t("name", lang), t("value", lang), t("unit", lang), t("text", lang)],
+                    [
+                        [f"<code>{_e(g.name)}</code>", _e(number(g.value)), _e(g.unit), _e(g.description)]
+                        for g in c.values
+                    ],
+                    {1},
+                )
+            )
+    return out
+
+
+def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    out = [f"<h2>2. {_e(t('assumptions', lang))}</h2>"]
+    if not pkg.assumptions:
+        return [*out, f"<p>{_e(t('none', lang))}</p>"]
+    rows = []
+    for a in pkg.assumptions:
+        label = _e(a.label_text)
+        if a.label is None:
+            label = f'<span class="bad">{label}</span>'
+        by = _e(t(a.labelled_by if a.labelled_by != "candidate" else "candidate", lang))
+        where = f"#{a.answer + 1}" if a.answer is not None else "—"
+        rows.append([_e(a.round), f"<b>{_e(a.text)}</b>", label, by, _e(where), _e(a.sentence)])
+    out.append(
+        _table(
+            [
+                t("round", lang),
+                t("number", lang),
+                t("label", lang),
+                t("labelled_by", lang),
+                "#",
+                t("from_answer", lang),
+            ],
+            rows,
+        )
+    )
+    return out
+
+
+def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    out = [f"<h2>3. {_e(t('formulas', lang))}</h2>"]
+    if not pkg.formulas:
+        return [*out, f"<p>{_e(t('none', lang))}</p>"]
+    for f in pkg.formulas:
+        seed = str(f.variant_seed) if f.variant_seed is not None else t("seed_numbers", lang)
+        out.append(f"<h3>{_e(f.round)} · seed {_e(seed)} · {_e(t('verdict', lang))}: {_e(f.verdict)}</h3>")
+        rows = []
+        for st in f.steps:
+            stat = _e(status(st.status, lang))
+            if st.status == "unit_error":
+                stat = f'<span class="bad">{stat}</span><br>{_e(st.error or "")}'
+            rows.append([f"<code>{_e(st.quantity)}</code>", f"<code>{_e(st.formula)}</code><br>"
+                         f"<code>= {_e(st.substituted)}</code>", _e(number(st.reference)), _e(st.unit),
+                         _e(st.candidate or "—"), stat])  # fmt: skip
+        out.append(
+            _table(
+                [
+                    t("quantity", lang),
+                    t("formula", lang),
+                    t("reference", lang),
+                    t("unit", lang),
+                    t("stated", lang),
+                    t("status", lang),
+                ],
+                rows,
+                {2},
+            )
+        )
+        if f.unit_errors:
+            out.append(f'<p class="bad">{_e(t("unit_errors", lang))}: {_e("; ".join(f.unit_errors))}</p>')
+        out.append(f"<blockquote>{_e(f.answer)}</blockquote>")
+    return out
+
+
+def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    out = [f"<h2>4. {_e(t('scores', lang))}</h2>"]
+    sh = pkg.score_sheet
+    if sh is None:
+        return [*out, f"<p>{_e(t('not_scored', lang))}</p>"]
+    if sh.override_log_intact is True:
+        out.append(f"<p>{_e(t('log_intact', lang))}</p>")
+    elif sh.override_log_intact is False:
+        out.append(f'<p class="bad">{_e(t("log_broken", lang))}: {_e(sh.override_log_problem or "")}</p>')
+    else:
+        out.append(f'<p class="bad">{_e(t("log_unread", lang))}</p>')
+    for r in sh.rounds:
+        head = f"{_e(r.title)} — {r.judge_total}/25"
+        if r.effective_total != r.judge_total:
+            head += f" → {r.effective_total}/25"
+        out.append(f"<h3>{head}</h3>")
+        p = r.provenance
+        prov = " · ".join(str(x) for x in (p.kind, p.model, p.rubric_version, p.prompt_hash, p.endpoint,
+                                            p.vllm_version, p.index_commit) if x)  # fmt: skip
+        out.append(f"<p><b>{_e(t('provenance', lang))}:</b> {_e(prov)}</p>")
+        if r.fallback:
+            out.append(f'<p class="bad">{_e(t("fallback", lang))} ({_e(p.fallback_reason or "")})</p>')
+        if r.flags:
+            out.append(f"<p><b>{_e(t('flags', lang))}:</b> {_e(', '.join(r.flags))}</p>")
+        rows = []
+        for d in r.dimensions:
+            ov = ""
+            if d.override:
+                o = d.override
+                ov = f"{o.judge_score} → {o.human_score} · {_e(o.reviewer)} · {_e(o.created_at)}: {_e(o.reason)}"
+                if o.stale:
+                    ov += f" ({_e(t('stale', lang))})"
+            cells = [_e(d.title), str(d.judge), f"<b>{d.effective}</b>", f"{d.band[0]}–{d.band[1]}",
+                     _e(d.reason + (" · " + "; ".join(d.caps) if d.caps else "")), ov]  # fmt: skip
+            rows.append(cells)
+        table = _table(
+            [
+                t("dimension", lang),
+                t("judge_score", lang),
+                t("effective", lang),
+                "band",
+                t("why", lang),
+                t("override", lang),
+            ],
+            rows,
+            {1, 2},
+        )
+        out.append(table)
+        if r.notes:
+            out.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in r.notes) + "</ul>")
+    return out
+
+
+def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    out = [f"<h2>5. {_e(t('disputed', lang))}</h2>"]
+    if not pkg.disputed:
+        return [*out, f"<p>{_e(t('no_disputed', lang))}</p>"]
+    for d in pkg.disputed:
+        out.append(f"<h3>{_e(d.round)} · {_e(d.dimension)} · {_e(' + '.join(d.why))}: "
+                   f"{d.judge_score} → {d.effective_score}</h3>")  # fmt: skip
+        if d.override:
+            o = d.override
+            out.append(
+                f"<p><b>{_e(t('override', lang))}:</b> {_e(o.reviewer)}, {_e(o.created_at)}: {_e(o.reason)}</p>"
+            )
+        if d.fallback_reason:
+            out.append(f'<p class="bad">{_e(t("fallback", lang))}: {_e(d.fallback_reason)}</p>')
+        out.append(f"<p><b>{_e(t('why', lang))}:</b> {_e(d.reason)}</p>")
+        if d.quotes:
+            out.append(f"<p><b>{_e(t('quotes', lang))}:</b></p>")
+            out += [f"<blockquote>{_e(q)}</blockquote>" for q in d.quotes]
+        if d.paths:
+            out.append(f"<p><b>{_e(t('paths', lang))}:</b></p><ul>")
+            out += [
+                f"<li><code>{_e(p.cited)}</code>: "
+                + (f'<span class="bad">{_e(p.status)}</span>' if p.status != "exists" else _e(p.status))
+                + (f" — {_e(p.detail)}" if p.detail else "")
+                + "</li>"
+                for p in d.paths
+            ]
+            out.append("</ul>")
+        if d.sources:
+            out.append(f"<p><b>{_e(t('sources', lang))}:</b></p>")
+            for src in d.sources:
+                claim = (
+                    src.claim if src.claim_from == "answer" else f"{t('claim_question', lang)}: {src.claim}"
+                )
+                out.append(
+                    f'<p><a href="{_e(src.permalink)}">{_e(src.path)}:{src.start_line}-{src.end_line}</a> '
+                    f"<code>{_e(src.symbol)}</code> @ <code>{_e(src.commit[:12])}</code><br>"
+                    f"{_e(t('claim', lang))}: {_e(claim)}</p><pre>{_e(src.excerpt)}</pre>"
+                )
+    return out
+
+
+def _failures(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    out = [f"<h2>6. {_e(t('failures', lang))}</h2>"]
+    if not pkg.failures:
+        return [*out, f"<p>{_e(t('no_failures', lang))}</p>"]
+    for f in pkg.failures:
+        out.append(f"<h3>{_e(f.title)} <small>({_e(', '.join(f.rounds))})</small></h3>")
+        if f.evidence:
+            out.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in f.evidence) + "</ul>")
+        out.append(f"<p><b>{_e(t('next_action', lang))}:</b> {_e(f.next_action)}</p>")
+    return out
+
+
+def _retry(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    r = pkg.retry
+    if r is None:
+        return []
+    out = [f"<h2>7. {_e(t('retry', lang, s=r.previous_session))}</h2>"]
+    for rr in r.rounds:
+        out.append(f"<h3>{_e(rr.title)}: {rr.before_total} → {rr.after_total} ({rr.delta:+d})</h3>")
+        rows = []
+        for d in rr.dimensions:
+            eff = ""
+            if d.before_effective is not None and (
+                d.before_effective != d.before or d.after_effective != d.after
+            ):
+                eff = f" ({t('effective', lang)} {d.before_effective} → {d.after_effective})"
+            rows.append([_e(d.title), str(d.before), str(d.after), f"<b>{d.delta:+d}</b>{_e(eff)}",
+                         "<br>".join(_e(q) for q in d.quotes_before[:2]),
+                         "<br>".join(_e(q) for q in d.quotes_after[:2])])  # fmt: skip
+        out.append(
+            _table(
+                [
+                    t("dimension", lang),
+                    t("before", lang),
+                    t("after", lang),
+                    t("delta", lang),
+                    t("quotes_before", lang),
+                    t("quotes_after", lang),
+                ],
+                rows,
+                {1, 2, 3},
+            )
+        )
+    return out
+
+
+def _transcript(pkg: EvidencePackage, lang: Lang) -> list[str]:
+    n = 8 if pkg.retry else 7
+    out = [f"<h2>{n}. {_e(t('transcript', lang))}</h2>"]
+    for r in pkg.transcript:
+        used = f"{r.used_s / 60:.1f}" if r.used_s is not None else "—"
+        budget = _e(t("used", lang, used=used, minutes=r.minutes))
+        if r.over_budget:
+            budget += f' <span class="bad">{_e(t("over", lang))}</span>'
+        out.append(f"<h3>{_e(r.title)} <small>({budget})</small></h3>")
+        for turn in r.turns:
+            who = t("interviewer" if turn.role == "interviewer" else "candidate_role", lang)
+            at = (
+                f"+{seconds(turn.round_elapsed_s)} / {r.minutes}:00"
+                if turn.round_elapsed_s is not None
+                else ""
+            )
+            out.append(
+                f'<div class="turn"><span class="who">{_e(who)}</span> <span class="at">{_e(at)}</span>'
+                f'<div class="body">{_e(turn.text)}</div></div>'
+            )
+    if pkg.candidate_questions:
+        out.append(f"<h3>{_e(t('questions', lang))}</h3><ul>")
+        out += [f"<li>{_e(q)}</li>" for q in pkg.candidate_questions]
+        out.append("</ul>")
+    return out

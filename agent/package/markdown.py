@@ -1,0 +1,126 @@
+"""index.md: the package as Markdown (`interview package --format md`), the same sections as index.html."""
+
+from __future__ import annotations
+
+from agent.package.labels import number, seconds, status, t
+from agent.package.model import EvidencePackage
+from agent.rubric.model import Lang
+
+
+def _c(x: object) -> str:
+    """A table cell: one line, no pipe."""
+    return " ".join(str(x).split()).replace("|", "/")
+
+
+def _row(cells: list[object]) -> str:
+    return "| " + " | ".join(_c(c) for c in cells) + " |"
+
+
+def _head(cells: list[str]) -> list[str]:
+    return [_row(list(cells)), "|" + "---|" * len(cells)]
+
+
+def render_markdown(pkg: EvidencePackage) -> str:
+    lang: Lang = pkg.language
+    s = pkg.session
+    out = [f"# {t('title', lang)}: {s.id}", ""]
+    out.append(f"- **{t('plan', lang)}:** {s.plan} · **{t('mode', lang)}:** {s.mode}")
+    out.append(f"- **{t('started', lang)}:** {s.created_at} · **{t('updated', lang)}:** {s.updated_at}")
+    if s.previous_session:
+        out.append(f"- **{t('previous', lang)}:** {s.previous_session}")
+    qv = pkg.question_version
+    out += ["", f"## 1. {t('version', lang)}", "", f"**{t('rubric', lang)}:** {qv.rubric_version}", ""]
+    for rv in qv.rounds:
+        out += [f"### {rv.title} ({rv.round}, {rv.minutes} {t('minutes', lang)})", ""]
+        out += _head([t("kind", lang), t("session_t", lang), t("asked", lang)])
+        out += [_row([a.kind + (f" {a.id}" if a.id else ""), seconds(a.at_s), a.text]) for a in rv.asked]
+        if rv.capacity is not None:
+            seed = (
+                rv.capacity.variant_seed if rv.capacity.variant_seed is not None else t("seed_numbers", lang)
+            )
+            out += ["", f"**{t('given_values', lang, seed=seed)}**", ""]
+            out += _head([t("name", lang), t("value", lang), t("unit", lang)])
+            out += [_row([f"`{g.name}`", number(g.value), g.unit]) for g in rv.capacity.values]
+        out.append("")
+    out += [f"## 2. {t('assumptions', lang)}", ""]
+    out += _head([t("round", lang), t("number", lang), t("label", lang), t("labelled_by", lang),
+                  t("from_answer", lang)])  # fmt: skip
+    out += [
+        _row([a.round, a.text, a.label_text, t(a.labelled_by, lang), a.sentence]) for a in pkg.assumptions
+    ]
+    out += ["", f"## 3. {t('formulas', lang)}", ""]
+    for f in pkg.formulas:
+        out += [f"### {f.round} · {t('verdict', lang)}: {f.verdict}", ""]
+        out += _head([t("quantity", lang), t("formula", lang), t("reference", lang), t("unit", lang),
+                      t("stated", lang), t("status", lang)])  # fmt: skip
+        out += [
+            _row([f"`{x.quantity}`", f"{x.formula} = {x.substituted}", number(x.reference), x.unit,
+                  x.candidate or "—", status(x.status, lang) + (f" ({x.error})" if x.error else "")])
+            for x in f.steps
+        ]  # fmt: skip
+        if f.unit_errors:
+            out += ["", f"**{t('unit_errors', lang)}:** {'; '.join(f.unit_errors)}"]
+        out.append("")
+    out += [f"## 4. {t('scores', lang)}", ""]
+    if pkg.score_sheet is None:
+        out += [t("not_scored", lang), ""]
+    else:
+        for r in pkg.score_sheet.rounds:
+            p = r.provenance
+            out += [f"### {r.title} — {r.judge_total}/25 → {r.effective_total}/25", ""]
+            out.append(f"{t('provenance', lang)}: {p.kind} · {p.model} · {p.rubric_version}")
+            if r.fallback:
+                out.append(f"\n**{t('fallback', lang)}** ({p.fallback_reason or ''})")
+            out.append("")
+            out += _head(
+                [t("dimension", lang), t("judge_score", lang), t("effective", lang), t("override", lang)]
+            )
+            for d in r.dimensions:
+                o = d.override
+                ov = f"{o.judge_score} → {o.human_score}, {o.reviewer}: {o.reason}" if o else ""
+                out.append(_row([d.title, d.judge, d.effective, ov]))
+            out.append("")
+    out += [f"## 5. {t('disputed', lang)}", ""]
+    if not pkg.disputed:
+        out += [t("no_disputed", lang), ""]
+    for dp in pkg.disputed:
+        out += [
+            f"### {dp.round} · {dp.dimension} · {' + '.join(dp.why)}: {dp.judge_score} → {dp.effective_score}",
+            "",
+        ]
+        if dp.override:
+            out.append(f"- {t('override', lang)}: {dp.override.reviewer}: {dp.override.reason}")
+        if dp.fallback_reason:
+            out.append(f"- {t('fallback', lang)}: {dp.fallback_reason}")
+        out += [f"> {_c(q)}" for q in dp.quotes]
+        out += [f"- `{p.cited}`: {p.status} {p.detail}".rstrip() for p in dp.paths]
+        out += [
+            f"- [{x.path}:{x.start_line}-{x.end_line}]({x.permalink}) `{x.symbol}` — {t('claim', lang)}: {_c(x.claim)}"
+            for x in dp.sources
+        ]
+        out.append("")
+    out += [f"## 6. {t('failures', lang)}", ""]
+    if not pkg.failures:
+        out += [t("no_failures", lang), ""]
+    for fl in pkg.failures:
+        out += [f"### {fl.title} ({', '.join(fl.rounds)})", *[f"- {_c(x)}" for x in fl.evidence]]
+        out += [f"\n**{t('next_action', lang)}:** {fl.next_action}", ""]
+    if pkg.retry:
+        out += [f"## 7. {t('retry', lang, s=pkg.retry.previous_session)}", ""]
+        for rr in pkg.retry.rounds:
+            out += [f"### {rr.title}: {rr.before_total} → {rr.after_total} ({rr.delta:+d})", ""]
+            out += _head([t("dimension", lang), t("before", lang), t("after", lang), t("delta", lang)])
+            out += [_row([d.title, d.before, d.after, f"{d.delta:+d}"]) for d in rr.dimensions]
+            out.append("")
+    out += [f"## {8 if pkg.retry else 7}. {t('transcript', lang)}", ""]
+    for rt in pkg.transcript:
+        used = f"{rt.used_s / 60:.1f}" if rt.used_s is not None else "—"
+        flag = f" **{t('over', lang)}**" if rt.over_budget else ""
+        out += [f"### {rt.title} ({t('used', lang, used=used, minutes=rt.minutes)}){flag}", ""]
+        for turn in rt.turns:
+            who = t("interviewer" if turn.role == "interviewer" else "candidate_role", lang)
+            out += [f"**{who}** +{seconds(turn.round_elapsed_s)}", "", turn.text, ""]
+    if pkg.candidate_questions:
+        out += [f"### {t('questions', lang)}", *[f"- {q}" for q in pkg.candidate_questions], ""]
+    out += [f"## {t('omitted', lang)}", *[f"- **{o.what}**: {o.why}" for o in pkg.omitted], ""]
+    return "\n".join(out)
