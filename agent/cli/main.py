@@ -8,7 +8,7 @@ import sys
 
 import typer
 
-from agent.cli import capacity_cmd, eval_cmd, grade_cmd, rubric_cmd
+from agent.cli import capacity_cmd, eval_cmd, grade_cmd, package_cmd, rubric_cmd
 
 app = typer.Typer(
     help="vLLM Interview Coach: mock interviews, judged against the rubric.", no_args_is_help=True
@@ -17,6 +17,7 @@ app.command("grade")(grade_cmd.grade)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(rubric_cmd.app, name="rubric")
 app.add_typer(capacity_cmd.app, name="capacity")
+app.command("package")(package_cmd.package)
 
 
 def _mount_optional() -> None:
