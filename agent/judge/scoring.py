@@ -77,8 +77,11 @@ def score_round(
     rnd: Round = rubric.round(checklist.round)
     lex = rubric.lexicon
     cfg = lex["scoring"]
+    moot = set(cfg.get("moot_without_numbers", [])) if not checklist.checks.numbers else set()
     items: list[EvidenceItem] = [
-        i for i in rubric.evidence(rnd.id) if checklist.scope is None or i.id in checklist.scope
+        i
+        for i in rubric.evidence(rnd.id)
+        if (checklist.scope is None or i.id in checklist.scope) and i.id not in moot
     ]
     found = {f.id: f for f in checklist.items}
     covered = checklist.covered()
