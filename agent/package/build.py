@@ -517,8 +517,14 @@ def disputed(
 
 
 def failures(
-    rounds: list[RoundAssessment], trs: dict[RoundId, TranscriptRound], fs: list[Formulas], lang: Lang
+    rubric: Rubric,
+    rounds: list[RoundAssessment],
+    trs: dict[RoundId, TranscriptRound],
+    fs: list[Formulas],
+    lang: Lang,
 ) -> list[Failure]:
+    msg = rubric.lexicon.get("messages", {}).get("no_inputs_asked", {})
+    not_asked = {str(v) for v in msg.values()}  # the ask_for_inputs gate's note, in either language
     found: dict[FailureId, tuple[list[RoundId], list[str]]] = {}
 
     def add(fid: FailureId, rid: RoundId, evidence: list[str]) -> None:
@@ -531,7 +537,9 @@ def failures(
         cl = ra.checklist
         checks = cl.checks if cl else None
         tr = trs.get(ra.round)
-        if any(c.startswith("ask_for_inputs") for ds in ra.dimensions for c in ds.caps):
+        if any(n in not_asked for n in ra.notes) or any(
+            c.startswith("ask_for_inputs") for ds in ra.dimensions for c in ds.caps
+        ):
             asked = [
                 a.text for a in (_kind(t, False) for t in (tr.turns if tr else []) if t.role == "interviewer")
                 if a.kind in ("followup", "given")
@@ -789,7 +797,7 @@ def build_package(
                     omitted.append(
                         Omission(what=what, why=why or "the round was graded without vLLM source snippets")
                     )
-        fails = failures(report.rounds, trs, fs, lang)
+        fails = failures(rubric, report.rounds, trs, fs, lang)
         again = retry(rubric, report, eff, view.owner, lang, omitted)
     omitted.append(Omission(what=_OMIT["audio"][lang], why=_OMIT["audio_why"][lang]))
     return EvidencePackage(

@@ -215,3 +215,16 @@ def test_full_session_fixture_is_reusable(flaky: GraphContext, rubric: Rubric) -
     assert not [d for d in build_package("b").disputed if "override" in d.why]
     assert [d.dimension for d in build_package("a").disputed if "override" in d.why] == ["accuracy"]
     assert get_session("b").report == b.report
+
+
+def test_each_failure_seen_becomes_the_next_action(flaky: GraphContext) -> None:
+    """A candidate who never asks for a missing input: the interviewer had to prompt, and the package says
+    what to do next time, with the follow-ups that had to be asked as evidence."""
+    v = start_session("capacity", "en", session_id="silent")
+    v = drive(v, {"capacity": "No."}, {"capacity": "Weights 40e9 x 2 bytes = 80 GB, so 20 GiB per rank."})
+    pkg = build_package("silent")
+    got = {f.id: f for f in pkg.failures}
+    assert list(got) == ["prompted_for_requirements", "units_do_not_close"]  # the seed's order
+    asked = [t.text for t in v.transcript.rounds[0].turns if t.role == "interviewer"][1:]
+    assert asked and set(asked) <= set(got["prompted_for_requirements"].evidence)
+    assert got["prompted_for_requirements"].next_action.startswith("Before the first number")
