@@ -44,7 +44,8 @@ def package(
     try:
         pkg = build_package(session, owner=owner)
     except SessionNotFound as e:
-        err.print(f"[red]error:[/] no session {session!r} (interview sessions lists them)")
+        hint = "" if owner else "; a session started in the app with logins needs --owner NAME"
+        err.print(f"[red]error:[/] no session {session!r} (interview sessions lists them{hint})")
         raise typer.Exit(1) from e
     except SessionError as e:
         typer.echo(f"error: {e}", err=True)

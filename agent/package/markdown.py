@@ -35,10 +35,13 @@ def render_markdown(pkg: EvidencePackage) -> str:
         out += _head([t("kind", lang), t("session_t", lang), t("asked", lang)])
         out += [_row([a.kind + (f" {a.id}" if a.id else ""), seconds(a.at_s), a.text]) for a in rv.asked]
         if rv.capacity is not None:
-            seed = (
-                rv.capacity.variant_seed if rv.capacity.variant_seed is not None else t("seed_numbers", lang)
+            c = rv.capacity
+            head = (
+                t("given_values", lang, seed=c.variant_seed)
+                if c.variant_seed is not None
+                else t("given_seed", lang)
             )
-            out += ["", f"**{t('given_values', lang, seed=seed)}**", ""]
+            out += ["", f"**{head}**", ""]
             out += _head([t("name", lang), t("value", lang), t("unit", lang)])
             out += [_row([f"`{g.name}`", number(g.value), g.unit]) for g in rv.capacity.values]
         out.append("")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from agent.cli.main import app
+from agent.graph import start_session
+from agent.graph.state import GraphContext
 from tests.package.conftest import Sessions
 
 
@@ -32,3 +35,14 @@ def test_cli_writes_the_folder_and_the_zip(done: Sessions, tmp_path: Path) -> No
     assert runner.invoke(app, ["package", "first", "--out", str(tmp_path / "afile")]).exit_code == 2
     assert runner.invoke(app, ["package", "first", "--out", str(tmp_path / "afile" / "x")]).exit_code == 2
     assert runner.invoke(app, ["package", "first", "--format", "pdf"]).exit_code == 2
+
+
+def test_cli_package_of_an_owned_session_needs_its_owner(flaky: GraphContext, tmp_path: Path) -> None:
+    start_session("concepts", "en", session_id="alices", owner="alice")
+    runner = CliRunner()
+    r = runner.invoke(app, ["package", "alices", "--out", str(tmp_path / "p")])
+    assert r.exit_code == 1 and "--owner" in r.output
+    r = runner.invoke(app, ["package", "alices", "--out", str(tmp_path / "p"), "--owner", "alice"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "p" / "package.json").read_text(encoding="utf-8"))
+    assert data["session"]["owner"] == "alice" and data["score_sheet"] is None
