@@ -3,6 +3,7 @@ the real graph API (tests/package/conftest.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.graph import answer, get_session, start_session
+from agent.graph import answer, get_session, session, start_session
 from agent.graph.plan import weakest
 from agent.graph.state import GraphContext
 from agent.judge import capacity
@@ -228,3 +229,19 @@ def test_each_failure_seen_becomes_the_next_action(flaky: GraphContext) -> None:
     asked = [t.text for t in v.transcript.rounds[0].turns if t.role == "interviewer"][1:]
     assert asked and set(asked) <= set(got["prompted_for_requirements"].evidence)
     assert got["prompted_for_requirements"].next_action.startswith("Before the first number")
+
+
+def test_disputed_round_without_source_snippets_says_why(
+    flaky: GraphContext, rubric: Rubric, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bare = dataclasses.replace(flaky, sources=None)
+    monkeypatch.setattr(session, "graph_context", lambda rubric=None: bare)
+    v = start_session("capacity", "en", session_id="no-index")
+    v = drive(v, {"capacity": "No."}, {"capacity": UNIT_ERROR})
+    override_capacity(v)
+    pkg = build_package("no-index")
+    (d,) = [d for d in pkg.disputed if "override" in d.why]
+    assert d.sources == []
+    assert [o.what for o in pkg.omitted if "snippets" in o.what] == [
+        "vLLM source snippets for the disputed round capacity"
+    ]

@@ -46,3 +46,7 @@ def test_full_mock_redo_and_package_from_the_terminal(tmp_path: Path) -> None:
     assert all(len(r["dimensions"]) == 5 for r in pkg["retry"]["rounds"])
     assert pkg["score_sheet"]["judge"]["kind"] == "embedded"
     assert "Second attempt compared with mock1" in (out / "index.html").read_text(encoding="utf-8")
+    again = tmp_path / "pkg-again"  # another process, later: the same bytes
+    assert _interview(["package", "mock2", "--out", str(again)], data).returncode == 0
+    for name in ("index.html", "package.json", "package.schema.json"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
