@@ -67,7 +67,9 @@ class Checks(BaseModel):
     asked_for_inputs: bool = False
     honest_unknown: str | None = None
     capacity: CapacityFinding | None = None
-    sentences: int = Field(default=0, description="sentences the answer says to the interviewer")
+    sentences: int = Field(
+        default=0, description="distinct sentences to the interviewer that name a specific or show order"
+    )
     structure: int = Field(default=0, description="lines or sentences that show order (steps, bullets, arrows)")
     specifics: list[str] = Field(
         default_factory=list, description="distinct concrete specifics: paths, identifiers, metrics, quantities"

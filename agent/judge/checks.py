@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.judge import capacity
 from agent.judge.checklist import Checks, NumberFinding, PathFinding
-from agent.judge.matching import Sentence, any_term, compile_terms, first_term, fold, match_cues, sentences
+from agent.judge.matching import Sentence, any_term, compile_terms, first_term, match_cues, sentences
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
@@ -144,12 +144,27 @@ def specifics(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
     return list(found)
 
 
-def structure(sents: Sequence[Sentence], text: str, lex: dict[str, Any]) -> int:
-    """How many lines or sentences of the answer show order: steps, bullets, arrows, sequence words."""
-    units = [fold(ln) for ln in text.splitlines() if ln.strip()] if "\n" in text.strip() else []
-    units += [s.lower for s in sents]
-    terms = compile_terms(tuple(lex.get("structure_markers", [])))
-    return sum(1 for u in dict.fromkeys(units) if any(t.search(u) for t in terms))
+def distinct(sents: Sequence[Sentence]) -> list[Sentence]:
+    """The sentences without repeats of an earlier one: saying a thing twice is not more of it."""
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for s in sents:
+        key = " ".join(s.lower.split())
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def structure(sents: Sequence[Sentence], lex: dict[str, Any]) -> int:
+    """How many distinct sentences show order: steps, bullets, arrows, sequence words."""
+    return sum(1 for s in distinct(sents) if any_term(s.lower, lex.get("structure_markers", [])))
+
+
+def substantive(sents: Sequence[Sentence], lex: dict[str, Any]) -> int:
+    """Distinct sentences that name a specific or show order: what padding and pleasantries do not add."""
+    marks = [*lex.get("specifics", []), *lex.get("structure_markers", [])]
+    return sum(1 for s in distinct(sents) if any_term(s.lower, marks))
 
 
 def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
@@ -249,9 +264,9 @@ def run_checks(
         and not any_term(lower, lex["alternative"]),
         asked_for_inputs=first_term(lower, lex["asks_for_inputs"]) is not None,
         honest_unknown=honest_unknown(clean, lex),
-        sentences=len(clean),
+        sentences=substantive(clean, lex),
         specifics=specifics(clean, lex),
-        structure=structure(all_sents, answer, lex),
+        structure=structure(clean, lex),
     )
     if round_id == "capacity":
         # the computation answers the round's prompt; follow-ups (FP8, H_kv=2) change the numbers on purpose

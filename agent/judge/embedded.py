@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from agent.judge.base import Fill
 from agent.judge.checklist import Checks, ItemFinding, SignalFinding
-from agent.judge.matching import Sentence, match_cues, normalise_ws
+from agent.judge.checks import distinct
+from agent.judge.matching import Sentence, match_cues
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 
@@ -22,14 +23,7 @@ def first_occurrences(sents: Sequence[Sentence]) -> list[Sentence]:
     Saying a thing twice is not more evidence; and a repeated block would put an answer's last
     sentence next to its first, a pair the candidate never wrote, inside one cue window.
     """
-    seen: set[str] = set()
-    out: list[Sentence] = []
-    for s in sents:
-        key = normalise_ws(s.lower)
-        if key not in seen:
-            seen.add(key)
-            out.append(s)
-    return out
+    return distinct(sents)
 
 
 class EmbeddedJudge:
