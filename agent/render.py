@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.labels import cap_text, flag_line, flag_name
 from agent.report import Report, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
@@ -14,6 +15,7 @@ _L = {
         "round": "Round",
         "total": "Total",
         "flags": "Flags",
+        "flag_meanings": "What the flags mean",
         "dimension": "Dimension",
         "score": "Score",
         "why": "Why",
@@ -45,6 +47,7 @@ _L = {
         "round": "轮次",
         "total": "总分",
         "flags": "标记",
+        "flag_meanings": "标记的含义",
         "dimension": "维度",
         "score": "分数",
         "why": "依据",
@@ -93,8 +96,12 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     for ra in report.rounds:
         title = rubric.round(ra.round).title.get(lang)
         cells = " | ".join(str(ra.scores[d]) for d in DIMENSIONS)
-        out.append(f"| {title} | {cells} | {ra.total}/25 | {', '.join(ra.flags) or '—'} |")
+        flags = ", ".join(flag_name(f, lang) for f in ra.flags)
+        out.append(f"| {title} | {cells} | {ra.total}/25 | {flags or '—'} |")
     out.append("")
+    raised = list(dict.fromkeys(f for ra in report.rounds for f in ra.flags))
+    if raised:
+        out += [f"**{L['flag_meanings']}:**", *[f"- {flag_line(f, lang)}" for f in raised], ""]
     out += _samples(report, rubric)
     if report.risks:
         out += [f"## {L['risks']}", *[f"- {r}" for r in report.risks], ""]
@@ -108,7 +115,7 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
         out.append(f"| {L['dimension']} | {L['score']} | {L['why']} |")
         out.append("|---|---|---|")
         for ds in ra.dimensions:
-            why = ds.reason + (f" · {'; '.join(ds.caps)}" if ds.caps else "")
+            why = ds.reason + (f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else "")
             out.append(
                 f"| {rubric.dimensions[ds.dimension].title.get(lang)} | {ds.score} | {why.replace('|', '/')} |"
             )
