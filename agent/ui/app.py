@@ -69,10 +69,7 @@ def header_md(lang: Lang) -> str:
 def switch(ctx: AppContext, ui_v: str, p: dict[str, Any], c: dict[str, Any]) -> list[Any]:
     """Every label in the new language, and the rendered question and progress of both tabs."""
     lang = lang_of(ui_v)
-    questions = [
-        question_md(st.get("question"), lang, done=st.get("status") == "done") if st.get("sid") else ""
-        for st in (p, c)
-    ]
+    questions = [question_md(st, lang) for st in (p, c)]
     return [*ctx.texts.updates(lang), *questions, progress(ctx, p, lang), progress(ctx, c, lang)]
 
 

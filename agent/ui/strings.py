@@ -220,6 +220,48 @@ STRINGS: dict[str, dict[Lang, str]] = {
         "en": "{round} · {dimension}: judge {judge} → {human} ({reviewer}, {when}): {reason}",
         "zh": "{round} · {dimension}：模型 {judge} → {human}（{reviewer}，{when}）：{reason}",
     },
+    # per-answer insight, the round-finished banner, the conversation
+    "insight_title": {"en": "What this answer showed", "zh": "这次回答体现了什么"},
+    "insight_covered": {"en": "Covered by this answer", "zh": "本次回答覆盖了"},
+    "insight_none": {
+        "en": "Nothing new from the expected items in this answer.",
+        "zh": "本次回答没有覆盖新的期望要点。",
+    },
+    "insight_lacks": {
+        "en": "The round still lacks ({n} of {total})",
+        "zh": "本轮仍缺少（{total} 项中的 {n} 项）",
+    },
+    "insight_lacked": {
+        "en": "The round ended without ({n} of {total})",
+        "zh": "本轮结束时仍缺少（{total} 项中的 {n} 项）",
+    },
+    "insight_all": {"en": "Every expected item of the round is covered.", "zh": "本轮的期望要点已全部覆盖。"},
+    "insight_next": {"en": "Next: {label}", "zh": "接下来：{label}"},
+    "followup_of": {"en": "Follow-up {k} of {n}", "zh": "追问 {k}/{n}"},
+    "followup_plain": {"en": "Follow-up", "zh": "追问"},
+    "given_label": {"en": "The inputs you asked for", "zh": "你问到的题设"},
+    "project_question": {"en": "Question {k} of {n}", "zh": "第 {k}/{n} 题"},
+    "round_finished": {"en": "Round finished: {title} — {total}/25", "zh": "本轮结束：{title} — {total}/25"},
+    "round_finished_last": {
+        "en": "That was the last round: the full report is below.",
+        "zh": "这是最后一轮，完整报告见下方。",
+    },
+    "continue": {"en": "Continue to the next round", "zh": "进入下一轮"},
+    "round_held": {
+        "en": "Round finished. Read your scores above, then continue when you are ready.",
+        "zh": "本轮已结束。请先看上方的得分，准备好后再进入下一轮。",
+    },
+    "dim_note": {
+        "en": "Showed {covered} of {total} things expected here.",
+        "zh": "覆盖了 {total} 项期望要点中的 {covered} 项。",
+    },
+    "dim_note_missing": {"en": "Next time add: {item}", "zh": "下次补充：{item}"},
+    "dim_note_all": {"en": "Everything expected here is in the answer.", "zh": "这一项期望的内容都有了。"},
+    "no_quote": {"en": "no quote", "zh": "无引用"},
+    "conversation": {"en": "The conversation so far", "zh": "目前的对话"},
+    "you": {"en": "You", "zh": "你"},
+    "interviewer": {"en": "Interviewer", "zh": "面试官"},
+    "flag_meanings": {"en": "What the flags mean", "zh": "标记的含义"},
 }
 
 

@@ -6,10 +6,12 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from agent.labels import cap_text, flag_line
 from agent.overrides import EffectiveScore, Override, effective_totals
 from agent.report import Report, RoundAssessment
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS, Lang
+from agent.rubric.model import DIMENSIONS, EvidenceItem, Lang
+from agent.transcript import Transcript, TranscriptRound
 from agent.ui.strings import t
 
 if TYPE_CHECKING:
@@ -96,11 +98,12 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         why = ""
         if ds:  # the level reached, then how the checklist got there (missing items are listed below)
             why = f"{ds.level} — {ds.reason.split('; missing: ')[0]}"
-            why += f" · {'; '.join(ds.caps)}" if ds.caps else ""
+            why += f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else ""
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {_md(why)} |")
     out.append("")
     if ra.flags:
-        out.append(f"**{t('flags', lang)}:** {', '.join(ra.flags)}")
+        out.append(f"**{t('flags', lang)}:**")
+        out += [f"- {_md(flag_line(f, lang))}" for f in ra.flags]
         out.append("")
     if any(ra.quotes.values()):
         out.append(f"**{t('quotes', lang)}:**")
@@ -156,7 +159,11 @@ def review_rows(report: Report, effective: Sequence[EffectiveScore], rubric: Rub
     for e in effective:
         ra = by_round[e.round]
         ds = next((d for d in ra.dimensions if d.dimension == e.dimension), None)
-        why = (ds.reason + (f" · {'; '.join(ds.caps)}" if ds.caps else "")) if ds else ""
+        why = (
+            (ds.reason + (f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else ""))
+            if ds
+            else ""
+        )
         by = ""
         if e.override:
             by = f"{e.override.reviewer}: {e.override.reason}" + (f" ({t('stale', lang)})" if e.stale else "")
@@ -235,4 +242,190 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
         out += [f"**{t('risks', lang)}:**", *[f"- {_md(r)}" for r in report.risks], ""]
     if report.next_actions:
         out += [f"**{t('next_actions', lang)}:**", *[f"- {_md(a)}" for a in report.next_actions], ""]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- practice: insight, round banner, conversation
+
+QUOTE_CHARS = 180
+"""A quote in the round banner is cut to this many characters."""
+
+
+def expected_items(rubric: Rubric, ra: RoundAssessment) -> list[EvidenceItem]:
+    """The round's expected items the assessment was measured against (its scope, when it has one)."""
+    items = rubric.evidence(ra.round)
+    scope = ra.checklist.scope if ra.checklist else None
+    return [i for i in items if scope is None or i.id in scope]
+
+
+def covered_ids(ra: RoundAssessment | None) -> list[str]:
+    return sorted(ra.checklist.covered()) if ra is not None and ra.checklist else []
+
+
+def answer_covered(ra: RoundAssessment, answer: str, before: Sequence[str]) -> list[str]:
+    """Items this answer covered: newly covered ones, and covered ones whose quote is in this answer."""
+    if ra.checklist is None:
+        return []
+    seen = set(before)
+    text = " ".join(answer.split())
+    out = []
+    for f in ra.checklist.items:
+        quote = " ".join((f.quote or "").split())
+        if f.covered and (f.id not in seen or (quote and quote in text)):
+            out.append(f.id)
+    return out
+
+
+def question_kind(
+    tr: TranscriptRound | None, question: str | None, *, max_followups: int
+) -> dict[str, Any] | None:
+    """What kind of question the round's last interviewer turn is, when it is the one asked now: a
+    listed follow-up (the k-th of at most n), the inputs the candidate asked for, a project question's
+    follow-up; None for a round's opening question."""
+    if tr is None or not tr.turns or not question:
+        return None
+    last = tr.turns[-1]
+    if last.role != "interviewer" or last.text != question:
+        return None
+    extra = last.model_extra or {}
+    if extra.get("given"):
+        return {"kind": "given"}
+    if extra.get("followup"):
+        k = sum(1 for x in tr.turns if (x.model_extra or {}).get("followup"))
+        return {"kind": "followup", "k": k, "n": max(k, max_followups)}
+    if extra.get("trigger"):
+        return {"kind": "trigger"}
+    return None
+
+
+def question_label(kind: dict[str, Any] | None, lang: Lang) -> str:
+    """ "Follow-up 2 of 3" / "追问 2/3", or the other kinds' label; "" for none."""
+    if not kind:
+        return ""
+    if kind.get("kind") == "followup":
+        return t("followup_of", lang, k=kind["k"], n=kind["n"])
+    if kind.get("kind") == "given":
+        return t("given_label", lang)
+    return t("followup_plain", lang)
+
+
+def insight_md(
+    rubric: Rubric,
+    ra: RoundAssessment,
+    covered: Sequence[str],
+    lang: Lang,
+    ui: Lang,
+    *,
+    round_over: bool,
+    next_label: str = "",
+) -> str:
+    """Right after an answer: the expected items it covered (✓) and those the round still lacks, in the
+    rubric's words in the session's language `lang`; headings in the interface language `ui`."""
+    items = expected_items(rubric, ra)
+    done = set(covered_ids(ra))
+    mine = set(covered)
+    out = [f"#### {t('insight_title', ui)}", ""]
+    got = [i for i in items if i.id in mine]
+    if got:
+        out.append(f"**{t('insight_covered', ui)}{_colon(ui)}**")
+        out += [f"- ✓ {_md(i.text.get(lang))}" for i in got]
+    else:
+        out.append(t("insight_none", ui))
+    out.append("")
+    lacking = [i for i in items if i.id not in done]
+    if lacking:
+        key = "insight_lacked" if round_over else "insight_lacks"
+        out.append(f"**{t(key, ui, n=len(lacking), total=len(items))}{_colon(ui)}**")
+        out += [f"- {_md(i.text.get(lang))}" for i in lacking[:MISSING_SHOWN]]
+        rest = lacking[MISSING_SHOWN:]
+        if rest:
+            more = "".join(f"<li>{_md(i.text.get(lang))}</li>" for i in rest)
+            out.append(f"\n<details><summary>{t('more', ui, n=len(rest))}</summary><ul>{more}</ul></details>")
+    else:
+        out.append(t("insight_all", ui))
+    if next_label:
+        out += ["", f"**{t('insight_next', ui, label=next_label)}**"]
+    return "\n".join(out)
+
+
+def _colon(lang: Lang) -> str:
+    return "：" if lang == "zh" else ":"
+
+
+def _cut(text: str, n: int = QUOTE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def distinct_quotes(ra: RoundAssessment) -> dict[str, str]:
+    """One quote per dimension, none shown twice (a dimension whose quotes are all taken gets none)."""
+    used: set[str] = set()
+    out: dict[str, str] = {}
+    for d in DIMENSIONS:
+        for q in ra.quotes.get(d, []):
+            key = " ".join(q.split())
+            if key and key not in used:
+                used.add(key)
+                out[d] = q
+                break
+    return out
+
+
+def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui: Lang) -> str:
+    """How the answer did on one dimension, in plain words: expected items shown, the first one missing,
+    and any cap, named."""
+    items = [i for i in expected_items(rubric, ra) if dim in i.dimensions]
+    done = set(covered_ids(ra))
+    parts: list[str] = []
+    if items:
+        have = [i for i in items if i.id in done]
+        parts.append(t("dim_note", ui, covered=len(have), total=len(items)))
+        miss = [i for i in items if i.id not in done]
+        parts.append(
+            t("dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("dim_note_all", ui)
+        )
+    ds = next((x for x in ra.dimensions if x.dimension == dim), None)
+    if ds and ds.caps:
+        parts.append("; ".join(cap_text(c, ui) for c in ds.caps))
+    return " ".join(parts)
+
+
+def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool) -> str:
+    """The round-finished moment: its scores, one distinct quote and a plain note per dimension."""
+    title = round_title(rubric, ra.round, ui)
+    out = [f"### {t('round_finished', ui, title=title, total=ra.total)}", ""]
+    quotes = distinct_quotes(ra)
+    out += [
+        f"| {t('dimension', ui)} | {t('score', ui)} | {t('quotes', ui)} | {t('why', ui)} |",
+        "|---|---|---|---|",
+    ]
+    for d in DIMENSIONS:
+        q = quotes.get(d)
+        shown = f"“{_md(_cut(q))}”" if q else f"<i>{t('no_quote', ui)}</i>"
+        note = dimension_note(rubric, ra, d, lang, ui)
+        out.append(f"| {dim_title(rubric, d, ui)} | {ra.scores[d]}/5 | {shown} | {_md(note)} |")
+    out.append("")
+    if ra.flags:
+        out.append(f"**{t('flags', ui)}{_colon(ui)}**")
+        out += [f"- {_md(flag_line(f, ui))}" for f in ra.flags]
+        out.append("")
+    if last:
+        out.append(t("round_finished_last", ui))
+    return "\n".join(out)
+
+
+def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang) -> str:
+    """The session's question and answer pairs so far, round by round."""
+    if not transcript.rounds:
+        return ""
+    out = [f"#### {t('conversation', ui)}", ""]
+    for tr in transcript.rounds:
+        out += [f"**{round_title(rubric, tr.round, ui)}**", ""]
+        for turn in tr.turns:
+            who = t("interviewer", ui) if turn.role == "interviewer" else t("you", ui)
+            mark = "Q" if turn.role == "interviewer" else "A"
+            out.append(
+                f"<p class='coach-turn coach-{mark.lower()}'><b>{html.escape(who)}:</b> {_md(turn.text)}</p>"
+            )
+        out.append("")
     return "\n".join(out)

@@ -56,7 +56,7 @@ def _open(browser: Browser, served: Served) -> Page:
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(served.url)
-    page.locator("#practice-start").wait_for()
+    page.locator("#start").wait_for()
     return page
 
 
@@ -65,7 +65,7 @@ def _value(page: Page, selector: str) -> str:
 
 
 def _start_practice(page: Page) -> str:
-    page.locator("#practice-start").click()
+    page.locator("#start").click()
     page.locator("#practice-question").get_by_text("Question:").wait_for()
     page.wait_for_function("document.querySelector('#practice-sid :is(input, textarea)').value.length > 0")
     return _value(page, "#practice-sid :is(input, textarea)")
@@ -107,8 +107,8 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     page.wait_for_timeout(2200)
     assert page.locator("#practice-progress .coach-timer").inner_text() != timer_1  # it ticks
     first_question = page.locator("#practice-question").inner_text()
-    page.locator("#practice-answer textarea").fill(ANSWER)
-    page.locator("#practice-send").click()
+    page.locator("#answer textarea").fill(ANSWER)
+    page.locator("#send").click()
     page.wait_for_function(
         "q => !document.querySelector('#practice-question').innerText.includes(q)", arg=first_question[-40:]
     )
@@ -125,16 +125,16 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     page.locator("#practice-mic button[aria-label='Upload file']").click()
     page.locator("#practice-mic input[type=file]").set_input_files(str(wav))
     page.wait_for_function(
-        "() => /roll ?back/i.test(document.querySelector('#practice-answer textarea').value)", timeout=120_000
+        "() => /roll ?back/i.test(document.querySelector('#answer textarea').value)", timeout=120_000
     )
-    answer = _value(page, "#practice-answer textarea")
+    answer = _value(page, "#answer textarea")
     assert "latency" in answer.lower()
     page.locator("#practice-status").get_by_text("Transcribed").wait_for()
-    page.locator("#practice-answer textarea").fill(answer + " Edited before sending.")
+    page.locator("#answer textarea").fill(answer + " Edited before sending.")
     _no_error_toast(page, "2-practice-voice")
     page.screenshot(path=str(screenshots / "2-practice-voice.png"), full_page=False)
-    page.locator("#practice-send").click()
-    page.wait_for_function("() => document.querySelector('#practice-answer textarea').value === ''")
+    page.locator("#send").click()
+    page.wait_for_function("() => document.querySelector('#answer textarea').value === ''")
 
     # Review: open the first session, override a score with a reason, see the log row.
     _tab(page, "Review")
@@ -208,13 +208,13 @@ def test_two_sessions_at_once_do_not_see_each_others_answers(browser: Browser, s
         (a, "Alice says the block table maps tokens."),
         (b, "Bob says preemption recomputes."),
     ):
-        page.locator("#practice-answer textarea").fill(text)
-        page.locator("#practice-send").click()
+        page.locator("#answer textarea").fill(text)
+        page.locator("#send").click()
     for page, text in (
         (a, "Alice says the block table maps tokens."),
         (b, "Bob says preemption recomputes."),
     ):
-        page.wait_for_function("() => document.querySelector('#practice-answer textarea').value === ''")
+        page.wait_for_function("() => document.querySelector('#answer textarea').value === ''")
         page.get_by_text("Raw session (JSON)").click()
         page.wait_for_function("t => document.body.textContent.includes(t)", arg=text)  # in its session JSON
     assert "Bob says" not in _view_json(a) and "Alice says" not in _view_json(b)

@@ -145,7 +145,7 @@ def copilot_out(
         state,
         view.session_id,
         progress(ctx, state, ui),
-        question_md(view.question, ui, done=view.status == "done"),
+        question_md(state, ui),
         t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else "",
         keep if view.message else ("" if answered or view.awaiting == "candidate" else gr.update()),
         views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",

@@ -39,11 +39,28 @@ def build(ctx: AppContext) -> SessionPane:
     with gr.Tab(t("tab_practice", ui_lang), id="practice") as tab_practice:
         T.register(tab_practice, {"label": "tab_practice"})
         p_state = gr.State({})
+        # the round-finished moment: at the top, until the candidate continues
+        with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
+            p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
+            p_continue = T(gr.Button, {"value": "continue"}, variant="primary", elem_id="continue")
         with gr.Row():
-            p_plan = T(gr.Dropdown, {"label": "plan", "choices": ctx.plan_choices}, value="concepts", scale=2)
-            p_lang = T(gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1)
+            p_plan = T(
+                gr.Dropdown,
+                {"label": "plan", "choices": ctx.plan_choices},
+                value="concepts",
+                scale=2,
+                elem_id="plan",
+            )
+            p_lang = T(
+                gr.Radio,
+                {"label": "session_language"},
+                choices=LANG_CHOICES,
+                value=ui_lang,
+                scale=1,
+                elem_id="session-lang",
+            )
             p_prev = T(gr.Textbox, {"label": "previous_session"}, scale=1)
-            p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="practice-start")
+            p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="start")
         with gr.Row():
             p_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="practice-sid")
             p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2, elem_id="practice-resume-id")
@@ -68,7 +85,7 @@ def build(ctx: AppContext) -> SessionPane:
             {"label": "answer", "placeholder": "answer_placeholder"},
             lines=6,
             max_lines=20,
-            elem_id="practice-answer",
+            elem_id="answer",
         )
         with gr.Row():
             p_mic = T(
@@ -81,11 +98,15 @@ def build(ctx: AppContext) -> SessionPane:
             )
             with gr.Column(scale=1):
                 p_transcribe = T(gr.Button, {"value": "transcribe"})
-                p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="practice-send")
+                p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="send")
                 p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
         p_status = gr.Markdown("", elem_id="practice-status")
+        p_insight = gr.Markdown("", elem_id="answer-insight", elem_classes=["coach-md"])
         p_result = gr.Markdown("", elem_id="practice-result", elem_classes=["coach-md"])
         p_sources = gr.Markdown("")
+        p_conversation = gr.Markdown(
+            "", elem_id="conversation", elem_classes=["coach-md", "coach-conversation"]
+        )
         p_report = gr.Markdown("", elem_id="practice-report", elem_classes=["coach-md"])
         with T(gr.Accordion, {"label": "raw_json"}, open=False):
             p_view = gr.JSON(None)
@@ -102,6 +123,12 @@ def build(ctx: AppContext) -> SessionPane:
         p_sources,
         p_report,
         p_view,
+        p_banner,
+        p_banner_md,
+        p_insight,
+        p_conversation,
+        p_send,
+        p_continue,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -114,6 +141,7 @@ def build(ctx: AppContext) -> SessionPane:
     )
     for trigger, fn, inputs, name in [
         (p_start, bind(start_practice), [p_plan, p_lang, p_prev, p_state, *common], "start_practice"),
+        (p_continue, bind(continue_round), [p_state, *common], "continue_round"),
         (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice"),
         (p_send, bind(send_answer), [p_answer, p_state, *common], "send_answer"),
         (p_finish, bind(finish_round), [p_state, *common], "finish_round"),
@@ -138,11 +166,14 @@ def practice_out(
     *,
     note: str | None = None,
     keep: str = "",
+    sent: str | None = None,
+    continued: bool = False,
 ) -> list[Any]:
     """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
 
     `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
-    kept in the answer box unless the session took it."""
+    kept in the answer box unless the session took it; `sent`: the answer the session just took (its
+    insight is shown); `continued`: the candidate closed the round-finished banner."""
     if view is None:
         return [
             prev,
@@ -153,38 +184,75 @@ def practice_out(
             keep,
             note or "",
             *[gr.update()] * 4,
+            *[gr.update()] * 6,
         ]
     rubric = ctx.rubric
     state = view_state(view)
     same_session = prev.get("sid") == view.session_id
-    round_ended = same_session and (
-        prev.get("round_index") != view.round_index
-        or (view.status == "done" and prev.get("status") != "done")
+    # a rubric round closed (not the candidate's own questions at the end of the full mock)
+    round_ended = (
+        same_session
+        and prev.get("round") is not None
+        and (
+            prev.get("round_index") != view.round_index
+            or (view.status == "done" and prev.get("status") != "done")
+        )
     )
+    scored = view.last_assessment
+    if view.status == "done" and view.report and view.report.rounds:
+        scored = view.report.rounds[-1]
+    # the round-finished moment: the next round's question waits until the candidate continues
+    held = (
+        view.status != "done" and not continued and (round_ended or (same_session and bool(prev.get("held"))))
+    )
+    if held:
+        state["question"] = None
+        state["held"] = True
     notes = [n for n in (note, view.notice, view.message) if n]
-    new_question = bool(view.question) and (not same_session or prev.get("question") != view.question)
+    new_question = bool(state["question"]) and (not same_session or prev.get("question") != state["question"])
     # the question is spoken by `speak_question`, which runs when this state changes: text first
     state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
     if page:
         ctx.shown.show(page, state["say"])
-    audio: Any = None if new_question or not view.question else gr.update()
+    audio: Any = None if new_question or not state["question"] else gr.update()
     result: Any = gr.update() if same_session else ""
     sources: Any = gr.update() if same_session else ""
-    scored = view.last_assessment
-    if view.status == "done" and view.report and view.report.rounds:
-        scored = view.report.rounds[-1]
+    banner_visible: Any = gr.update(visible=False) if not same_session else gr.update()
+    banner: Any = "" if not same_session else gr.update()
     if (round_ended or (not same_session and view.status == "done")) and scored is not None:
         # at the end of the session the report below holds the scores; the sources stay useful
         result = (
             "" if view.status == "done" else views.assessment_md(scored, rubric, ui, heading="round_scores")
         )
         sources = snippets_for(ctx, round_text(view, scored.round), ui)
+        banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
+        banner_visible = gr.update(visible=True)
+    # the insight on the answer just taken: the current round's draft, or the round it closed
+    insight: Any = gr.update() if same_session and not continued and not round_ended else ""
+    if continued:
+        banner_visible = gr.update(visible=False)
+    current = view.last_assessment if not round_ended else scored
+    drafted = (
+        view.last_assessment if view.last_assessment and view.last_assessment.round == view.round else None
+    )
+    state["covered"] = views.covered_ids(drafted) if not round_ended and not held else []
+    if sent is not None and not view.message and current is not None and prev.get("round") is not None:
+        mine = views.answer_covered(current, sent, prev.get("covered", []))
+        insight = views.insight_md(
+            rubric,
+            current,
+            mine,
+            view.language,
+            ui,
+            round_over=round_ended,
+            next_label="" if round_ended else views.question_label(state.get("kind"), ui),
+        )
     report = session_markdown(view.report, rubric) if view.report else ""
     return [
         state,
         view.session_id,
         progress(ctx, state, ui),
-        question_md(view.question, ui, done=view.status == "done"),
+        question_md(state, ui),
         audio,
         keep if view.message else "",
         "\n\n".join(notes),
@@ -192,6 +260,12 @@ def practice_out(
         sources,
         report,
         json.loads(view.model_dump_json(exclude={"report"})),
+        banner_visible,
+        banner,
+        insight,
+        views.conversation_md(rubric, view.transcript, ui),
+        gr.update(interactive=not held and view.status != "done"),
+        gr.update(visible=view.status != "done"),
     ]
 
 
@@ -241,7 +315,7 @@ def send_answer(
     if not state.get("sid"):
         return practice_note(ctx, state, ui, t("no_session", ui), keep=text)
     view = graph.answer(state["sid"], text or "", owner=ctx.owner_of(owner_v, request))
-    return practice_out(ctx, view, state, ui, request.session_hash, keep=text)
+    return practice_out(ctx, view, state, ui, request.session_hash, keep=text, sent=text)
 
 
 @session_errors_noted(practice_note)
@@ -253,6 +327,18 @@ def finish_round(
         return practice_note(ctx, state, ui, t("no_session", ui))
     view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash)
+
+
+@session_errors_noted(practice_note)
+def continue_round(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """After the round-finished banner: the next round's question, shown and spoken."""
+    ui = lang_of(ui_v)
+    if not state.get("sid"):
+        return practice_note(ctx, state, ui, t("no_session", ui))
+    view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
+    return practice_out(ctx, view, state, ui, request.session_hash, continued=True)
 
 
 def speak_question(

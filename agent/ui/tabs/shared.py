@@ -13,6 +13,7 @@ import gradio as gr
 from pydantic import ValidationError
 
 from agent.graph import SessionError, SessionView
+from agent.graph.session import MAX_FOLLOWUPS
 from agent.overrides import NewOverride, OverrideLogError
 from agent.report import JudgeInfo
 from agent.rubric.model import DIMENSIONS, Lang
@@ -42,10 +43,17 @@ class SessionPane:
     progress: gr.HTML
 
 
-def question_md(question: str | None, ui: Lang, *, done: bool = False) -> str:
+def question_md(state: dict[str, Any], ui: Lang) -> str:
+    """The question a tab's session asks now (see `view_state`), with its kind ("Follow-up 1 of 2")."""
+    if not state.get("sid"):
+        return ""
+    if state.get("held"):
+        return t("round_held", ui)
+    question = state.get("question")
     if question:
-        return f"**{t('question', ui)}:** {question}"
-    return "" if done else t("no_question", ui)
+        label = views.question_label(state.get("kind"), ui)
+        return f"**{label + ' · ' if label else ''}{t('question', ui)}:** {question}"
+    return "" if state.get("status") == "done" else t("no_question", ui)
 
 
 def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
@@ -84,6 +92,11 @@ def view_state(view: SessionView) -> dict[str, Any]:
         "t0": time.time() - view.round_elapsed_s,
         "status": view.status,
         "question": view.question,
+        "kind": views.question_kind(
+            next((r for r in view.transcript.rounds if r.round == view.round), None),
+            view.question,
+            max_followups=MAX_FOLLOWUPS,
+        ),
     }
 
 
