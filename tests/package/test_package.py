@@ -203,6 +203,8 @@ def test_chinese_session_package(flaky: GraphContext, rubric: Rubric) -> None:
     assert {a.label_text for a in pkg.assumptions} <= {"题设", "推导", "观测", "估计", "未标注"}
     assert any(a.label_text == "推导" and a.labelled_by == "candidate" for a in pkg.assumptions)
     assert pkg.formulas[0].verdict == "unit_or_sharding_error"
+    given = pkg.question_version.rounds[0].capacity
+    assert given is not None and given.values[0].description == "参数量"
     page = files(pkg, "html")["index.html"].decode("utf-8")
     assert '<html lang="zh-CN">' in page and "面试证据包" in page and "单位未闭合" in page
 
