@@ -25,7 +25,7 @@ _L: dict[str, dict[Lang, str]] = {
     "given_values": {"en": "Given values (variant seed {seed})", "zh": "题设数值（变体种子 {seed}）"},
     "seed_numbers": {"en": "the seed's own numbers", "zh": "原题数值"},
     "given_seed": {"en": "Given values (the seed's own numbers)", "zh": "题设数值（原题数值）"},
-    "session_t": {"en": "t (session)", "zh": "时间（会话）"},
+    "session_t": {"en": "t (session)", "zh": "会话时刻"},
     "name": {"en": "Name", "zh": "名称"},
     "value": {"en": "Value", "zh": "数值"},
     "unit": {"en": "Unit", "zh": "单位"},
