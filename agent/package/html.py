@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
+from agent.labels import cap_text, flag_line
 from agent.package.labels import number, seconds, status, t
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
@@ -238,7 +239,8 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
         if r.fallback:
             out.append(f'<p class="bad">{_e(t("fallback", lang))} ({_e(p.fallback_reason or "")})</p>')
         if r.flags:
-            out.append(f"<p><b>{_e(t('flags', lang))}:</b> {_e(', '.join(r.flags))}</p>")
+            named = "; ".join(f"{flag_line(f, lang)} ({f})" for f in r.flags)
+            out.append(f"<p><b>{_e(t('flags', lang))}:</b> {_e(named)}</p>")
         rows = []
         for d in r.dimensions:
             ov = ""
@@ -248,7 +250,7 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
                 if o.stale:
                     ov += f" ({_e(t('stale', lang))})"
             cells = [_e(d.title), str(d.judge), f"<b>{d.effective}</b>", f"{d.band[0]}–{d.band[1]}",
-                     _e(d.reason + (" · " + "; ".join(d.caps) if d.caps else "")), ov]  # fmt: skip
+                     _e(d.reason + (" · " + "; ".join(cap_text(c, lang) for c in d.caps) if d.caps else "")), ov]  # fmt: skip
             rows.append(cells)
         table = _table(
             [
