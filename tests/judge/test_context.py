@@ -110,13 +110,19 @@ def test_the_capacity_check_reads_the_answer_to_the_prompt_not_the_fp8_follow_up
     assert "unit_error" not in ra.flags
 
 
-def test_a_coherent_answer_is_not_communication_1(rubric: Rubric) -> None:
+def test_a_coherent_answer_is_not_communication_1_and_pleasantries_are_not_content(rubric: Rubric) -> None:
     text = (
-        "Paged KV is about memory. Continuous batching is about scheduling. Prefix caching is about reuse. "
-        "They work together in the engine."
+        "Paged KV keeps a block table per request in vllm/v1/core/kv_cache_manager.py. Continuous batching "
+        "re-plans every step within max_num_batched_tokens. Prefix caching hashes full blocks with cache_salt "
+        "as an extra key. The scheduler in vllm/v1/core/sched/scheduler.py ties them together."
     )
-    assert len(sentences(text)) >= 4
+    fluff = (
+        "Thanks, that is a great question. I have thought about it for years. It is important for any team. "
+        "I always give it my full energy."
+    )
+    assert len(sentences(text)) >= 4 and len(sentences(fluff)) >= 4
     assert assess_answer(rubric, "concepts", text, "en").scores["communication"] >= 2
+    assert assess_answer(rubric, "concepts", fluff, "en").scores["communication"] == 1
 
 
 def test_a_copy_without_specifics_scores_evidence_below_its_original(rubric: Rubric) -> None:
