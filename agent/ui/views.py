@@ -280,8 +280,8 @@ def question_kind(
     tr: TranscriptRound | None, question: str | None, *, max_followups: int
 ) -> dict[str, Any] | None:
     """What kind of question the round's last interviewer turn is, when it is the one asked now: a
-    listed follow-up (the k-th of at most n), the inputs the candidate asked for, a project question's
-    follow-up; None for a round's opening question."""
+    listed follow-up (the k-th of at most n; no n when `max_followups` is 0), the inputs the candidate
+    asked for, a project question's follow-up; None for a round's opening question."""
     if tr is None or not tr.turns or not question:
         return None
     last = tr.turns[-1]
@@ -292,7 +292,7 @@ def question_kind(
         return {"kind": "given"}
     if extra.get("followup"):
         k = sum(1 for x in tr.turns if (x.model_extra or {}).get("followup"))
-        return {"kind": "followup", "k": k, "n": max(k, max_followups)}
+        return {"kind": "followup", "k": k, "n": max(k, max_followups) if max_followups else None}
     if extra.get("trigger"):
         return {"kind": "trigger"}
     return None
@@ -303,6 +303,8 @@ def question_label(kind: dict[str, Any] | None, lang: Lang) -> str:
     if not kind:
         return ""
     if kind.get("kind") == "followup":
+        if not kind.get("n"):  # co-pilot: the interviewer asks as many as they like
+            return f"{t('followup_plain', lang)} {kind['k']}"
         return t("followup_of", lang, k=kind["k"], n=kind["n"])
     if kind.get("kind") == "given":
         return t("given_label", lang)

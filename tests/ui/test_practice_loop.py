@@ -135,6 +135,7 @@ def test_insight_round_banner_and_conversation(
     assert first_question not in _text(page, "#practice-question")
 
     # 3. the conversation: the opening question and the answer, then the follow-up
+    _shows(page, "#conversation", first[:40])  # outputs of one event land in the page one by one
     conv = _text(page, "#conversation")
     assert first_question.split(":", 1)[-1].split("：", 1)[-1].strip()[:30] in conv, conv
     assert seen["you"].rstrip(":") in conv and first[:40] in conv, conv
@@ -142,7 +143,7 @@ def test_insight_round_banner_and_conversation(
 
     took = _send(page, second, seen)
     assert took < _allowed_s(), f"the insight took {took:.2f} s (load {os.getloadavg()[0]:.1f})"
-    assert second[:30] in _text(page, "#conversation")
+    _shows(page, "#conversation", second[:30])
 
     # 2. the round-finished banner at the top; the next round waits for the candidate
     page.get_by_role("button", name=seen["finish"]).click()

@@ -95,7 +95,7 @@ def view_state(view: SessionView) -> dict[str, Any]:
         "kind": views.question_kind(
             next((r for r in view.transcript.rounds if r.round == view.round), None),
             view.question,
-            max_followups=MAX_FOLLOWUPS,
+            max_followups=MAX_FOLLOWUPS if view.mode == "practice" else 0,
         ),
     }
 
