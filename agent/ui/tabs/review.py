@@ -30,6 +30,8 @@ from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.strings import t
 from agent.ui.tabs.shared import first_error, log_override
 
+BULK_QUEUE = "bulk-grading"
+
 
 def build(ctx: AppContext) -> None:
     """The tab and its events; the report it opens goes to `ctx.report_state`."""
@@ -86,11 +88,23 @@ def build(ctx: AppContext) -> None:
 
     ui, owner_state, report_state = ctx.ui, ctx.owner_state, ctx.report_state
     review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
+    # grading a whole upload or session waits in its own queue, one at a time, so it never takes the
+    # interactive events' slots (an answer, an override) from other users
     r_file.upload(
-        ctx.bind(open_report_file), [r_file, ui, owner_state], review_outputs, api_name="open_report_file"
+        ctx.bind(open_report_file),
+        [r_file, ui, owner_state],
+        review_outputs,
+        api_name="open_report_file",
+        concurrency_id=BULK_QUEUE,
+        concurrency_limit=1,
     )
     r_open_sid.click(
-        ctx.bind(open_session_report), [r_sid, *ctx.common], review_outputs, api_name="open_session_report"
+        ctx.bind(open_session_report),
+        [r_sid, *ctx.common],
+        review_outputs,
+        api_name="open_session_report",
+        concurrency_id=BULK_QUEUE,
+        concurrency_limit=1,
     )
     r_save.click(
         ctx.bind(save_override),
