@@ -154,6 +154,7 @@ def test_insight_round_banner_and_conversation(
     assert seen["flag"] in text and not any(i in text for i in INTERNAL), text
     _shows(page, "#practice-question", seen["held"])
     assert page.locator("#send").is_disabled()
+    assert page.get_by_role("button", name=seen["finish"]).is_disabled()  # nothing to finish yet
     box = banner.bounding_box()
     question_box = page.locator("#practice-question").bounding_box()
     assert box is not None and question_box is not None and box["y"] < question_box["y"]  # at the top

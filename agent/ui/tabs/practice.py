@@ -129,6 +129,7 @@ def build(ctx: AppContext) -> SessionPane:
         p_conversation,
         p_send,
         p_continue,
+        p_finish,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -184,7 +185,7 @@ def practice_out(
             keep,
             note or "",
             *[gr.update()] * 4,
-            *[gr.update()] * 6,
+            *[gr.update()] * 7,
         ]
     rubric = ctx.rubric
     state = view_state(view)
@@ -266,6 +267,7 @@ def practice_out(
         views.conversation_md(rubric, view.transcript, ui),
         gr.update(interactive=not held and view.status != "done"),
         gr.update(visible=view.status != "done"),
+        gr.update(interactive=not held and view.status != "done"),
     ]
 
 
