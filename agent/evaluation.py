@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -20,7 +20,7 @@ from agent.config import repo_root
 from agent.judge.answer import Answer, AnswerTurn
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Judge
-from agent.report import JudgeInfo, RoundAssessment
+from agent.report import Flag, JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 
@@ -35,16 +35,8 @@ TIERS: dict[str, tuple[str, ...]] = {
 """Answer kinds per tier: in-range figures are balanced over these three."""
 COPY_KINDS = ("stripped", "wrong")
 """Copies of an answer with its specifics removed or a false claim put in: must score below it."""
-ANSWER_FLAGS = (
-    "happy_path_only",
-    "unlabeled_numbers",
-    "unit_error",
-    "nonexistent_path",
-    "prompt_injection",
-    "no_alternative",
-    "mutation_before_evidence",
-    "fabricated_metrics",
-    "misconception",
+ANSWER_FLAGS: tuple[str, ...] = tuple(
+    f for f in get_args(Flag) if f not in ("accuracy_1", "validation_1", "judge_fallback")
 )
 """Flags about the answer a label may speak about (accuracy_1 / validation_1 follow from scores)."""
 GATE_FLAGS = {"happy_path_cap": "happy_path_only", "unit_error_cap": "unit_error"}

@@ -17,6 +17,22 @@ from agent.rubric import load_rubric
 app = typer.Typer(help="Measure the judge on graded answers.", invoke_without_command=True)
 
 
+def _graded_sets(graded: Path | None, split: str, err: Console, *, name: str) -> dict[str, GradedSet]:
+    """The one set named by --set (under `name`), or the dev and/or test split; a bad one exits 2."""
+    names: list[str] = [name] if graded else (["dev", "test"] if split == "both" else [split])
+    if not graded and any(n not in SPLITS for n in names):
+        err.print(f"[red]error:[/] --split must be dev, test or both (got {split!r})")
+        raise typer.Exit(2)
+    try:
+        return {
+            n: load_graded_set(graded) if graded else load_graded_set(split=n)  # type: ignore[arg-type]
+            for n in names
+        }
+    except ValueError as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from e
+
+
 def _row_values(res: EvalResult) -> dict[str, str]:
     tiers = res.in_range_by_tier
     flags_p = "—" if res.flag_precision_mean is None else f"{res.flag_precision_mean:.1%}"
@@ -74,17 +90,7 @@ def run(
     con = Console()
     err = Console(stderr=True)
     rubric = load_rubric()
-    names: list[str] = [str(graded)] if graded else (["dev", "test"] if split == "both" else [split])
-    if not graded and any(n not in SPLITS for n in names):
-        err.print(f"[red]error:[/] --split must be dev, test or both (got {split!r})")
-        raise typer.Exit(2)
-    sets: dict[str, GradedSet] = {}
-    try:
-        for n in names:
-            sets[n] = load_graded_set(graded) if graded else load_graded_set(split=n)  # type: ignore[arg-type]
-    except ValueError as e:
-        err.print(f"[red]error:[/] {e}")
-        raise typer.Exit(2) from e
+    sets = _graded_sets(graded, split, err, name=str(graded))
     jd, info, why = make_judge(judge, rubric)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
@@ -177,17 +183,7 @@ def calibrate_cmd(
     con = Console()
     err = Console(stderr=True)
     rubric = load_rubric()
-    names: list[str] = ["set"] if graded else (["dev", "test"] if split == "both" else [split])
-    if not graded and any(n not in SPLITS for n in names):
-        err.print(f"[red]error:[/] --split must be dev, test or both (got {split!r})")
-        raise typer.Exit(2)
-    sets: dict[str, GradedSet] = {}
-    try:
-        for n in names:
-            sets[n] = load_graded_set(graded) if graded else load_graded_set(split=n)  # type: ignore[arg-type]
-    except ValueError as e:
-        err.print(f"[red]error:[/] {e}")
-        raise typer.Exit(2) from e
+    sets = _graded_sets(graded, split, err, name="set")
     jd, info, why = make_judge(judge, rubric)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
