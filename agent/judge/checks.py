@@ -5,13 +5,15 @@ Term lists live in rubrics/lexicon.yaml; this module only applies them.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent.judge import capacity
 from agent.judge.checklist import Checks, NumberFinding, PathFinding
-from agent.judge.matching import Sentence, any_term, compile_terms, first_term, match_cues, sentences
+from agent.judge.matching import Sentence, any_term, compile_terms, first_term, fold, match_cues, sentences
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
@@ -39,13 +41,29 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
             and prev.text.endswith((";", "；"))
             and "\n" not in text[prev.end : s.start]
         )
-        if depth > 0 or same_address or any_term(s.lower, lex["injection"]):
+        if depth > 0 or same_address or any_term(s.lower, lex["injection"]) or _encoded_address(s.text, lex):
             out.append(s)
             depth = max(0, depth + _opened(s.lower))
         else:
             depth = 0
         prev = s
     return out
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
+
+
+def _encoded_address(text: str, lex: dict[str, Any]) -> bool:
+    """A base64 run that decodes to text addressed to a grader (an address hidden from the term lists)."""
+    for m in _BASE64.finditer(text):
+        run = m.group(0)
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if any_term(fold(decoded), lex["injection"]):
+            return True
+    return False
 
 
 _OPEN = re.compile(r"[\[(（【{]|<(?![/|])[a-z_-]+")
