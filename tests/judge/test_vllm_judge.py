@@ -49,6 +49,10 @@ from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, ROUND_IDS, RoundId
 
+#: the module's assessments go to a CPU model one request at a time (about 24 requests); on a slow or
+#: shared 2-core machine that alone has taken over 15 minutes, past the suite's 900 s default
+pytestmark = pytest.mark.timeout(3000)
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "transcripts"
 
