@@ -1,6 +1,6 @@
-"""The Report contract (output of `interview grade --format json`), per DESIGN.md.
+"""The Report contract (output of `interview grade --format json`), as the README's command line documents it.
 
-Field names in DESIGN.md are relied on by other tools; fields beyond them are additions.
+Its field names are relied on by other tools; fields beyond them are additions.
 """
 
 from __future__ import annotations

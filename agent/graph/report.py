@@ -1,6 +1,6 @@
 """A session's report: the Report contract plus timing, the project narrative and the redo comparison.
 
-`SessionReport` is a `Report` (every field of DESIGN.md's contract) with additions; the Markdown
+`SessionReport` is a `Report` (every field of the Report contract in agent/report.py) with additions; the Markdown
 adds the sections `agent.render` does not know about.
 """
 

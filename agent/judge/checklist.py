@@ -1,4 +1,4 @@
-"""The checklist: what both judges produce before any score (DESIGN.md "Judging: checklist first")."""
+"""The checklist: what both judges produce before any score (docs/scoring.md)."""
 
 from __future__ import annotations
 
