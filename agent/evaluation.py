@@ -17,10 +17,10 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from agent.config import repo_root
+from agent.contracts.report import Flag, JudgeInfo, RoundAssessment
 from agent.judge.answer import Answer, AnswerTurn
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Judge
-from agent.report import Flag, JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 

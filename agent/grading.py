@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.contracts.transcript import Transcript, TranscriptError, load_transcript
 from agent.judge import capacity
 from agent.judge.answer import Answer
 from agent.judge.assessment import assess_answer
@@ -18,9 +20,7 @@ from agent.judge.base import Judge
 from agent.judge.checks import PathChecker
 from agent.judge.scoring import risks_and_actions
 from agent.judge.sources import Sources
-from agent.report import JudgeInfo, Report, RoundAssessment
 from agent.rubric.loader import Rubric
-from agent.transcript import Transcript, TranscriptError, load_transcript
 
 
 def grade_transcript(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.labels import cap_text, flag_line, flag_name
-from agent.report import Report, SampleSpread
+from agent.contracts.labels import cap_text, flag_line, flag_name
+from agent.contracts.report import Report, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
 

@@ -20,16 +20,23 @@ import statistics
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from agent.contracts.report import (
+    DimensionSpread,
+    JudgeInfo,
+    Report,
+    RoundAssessment,
+    RoundSpread,
+    SampleSpread,
+)
+from agent.contracts.transcript import Transcript
 from agent.grading import grade_transcript
 from agent.judge.base import Judge
 from agent.judge.checks import PathChecker
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.scoring import risks_and_actions, score_round
 from agent.judge.sources import Sources
-from agent.report import DimensionSpread, JudgeInfo, Report, RoundAssessment, RoundSpread, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang
-from agent.transcript import Transcript
 
 #: the vLLM judge's temperature for K > 1 samples (at 0 every sample would be the same answer)
 DEFAULT_SAMPLE_TEMPERATURE = 0.7

@@ -45,15 +45,15 @@ from typing import Any
 
 import httpx
 
+from agent.contracts.checklist import Checks
+from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.evaluation import GradedAnswer, load_graded_set
 from agent.judge.assessment import assess_answer
-from agent.judge.checklist import Checks
 from agent.judge.checks import injected, run_checks
 from agent.judge.factory import DEFAULT_IN_FLIGHT
 from agent.judge.matching import sentences
 from agent.judge.runtime import JudgeServer, prepare_judge
 from agent.judge.vllm import VllmJudge, model_view, parts_of
-from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import RoundId

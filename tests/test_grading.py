@@ -8,9 +8,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent.contracts.checklist import Checks
 from agent.grading import grade_files
 from agent.judge.base import Fill
-from agent.judge.checklist import Checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
 from agent.rubric import load_rubric

@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
+from agent.contracts.checklist import Checks
+from agent.contracts.report import JudgeInfo, Report
+from agent.contracts.transcript import Transcript, load_transcript
 from agent.grading import grade_files, grade_transcript, report_json, same_provenance
 from agent.judge.base import Fill, JudgeUnavailable
-from agent.judge.checklist import Checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
 from agent.judge.vllm import VllmJudge, parts_of
 from agent.render import report_markdown
-from agent.report import JudgeInfo, Report
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang, RoundId
 from agent.samples import combine, grade_samples, sampled_info
-from agent.transcript import Transcript, load_transcript
 from tests.judge.test_vllm_faults import FAST_TIMEOUT, FakeJudge, _valid_reply
 
 REPO = Path(__file__).resolve().parents[1]

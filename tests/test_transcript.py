@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.transcript import MAX_ANSWER_CHARS, TranscriptError, load_transcript, parse_transcript
+from agent.contracts.transcript import MAX_ANSWER_CHARS, TranscriptError, load_transcript, parse_transcript
 
 
 def _t(**kw: object) -> dict[str, object]:

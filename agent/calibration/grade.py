@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.judge.answer import Answer
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Judge
-from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 

@@ -27,10 +27,10 @@ from pydantic import BaseModel, Field, ValidationError
 from agent.calibration.grade import Job, assess_all, fell_back
 from agent.calibration.metrics import Metric
 from agent.config import repo_root
+from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.evaluation import GradedAnswer, GradedSet
 from agent.judge.base import Judge
 from agent.judge.embedded import EMBEDDED_MODEL
-from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang, RoundId
 

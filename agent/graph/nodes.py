@@ -13,6 +13,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from agent.contracts.report import RoundAssessment
+from agent.contracts.transcript import TranscriptRound
 from agent.graph import wording
 from agent.graph.report import RoundTime, SessionReport, compare, fill_narrative
 from agent.graph.state import (
@@ -30,9 +32,7 @@ from agent.judge.answer import Answer
 from agent.judge.assessment import assess_answer
 from agent.judge.matching import match_cues, sentences
 from agent.judge.scoring import risks_and_actions
-from agent.report import RoundAssessment
 from agent.rubric.model import Lang, ProjectQuestion, Round
-from agent.transcript import TranscriptRound
 
 Update = dict[str, Any]
 

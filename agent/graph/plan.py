@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent.contracts.report import RoundAssessment
 from agent.graph.errors import PlanError
 from agent.graph.state import PlannedRound, Previous
-from agent.report import RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import ROUND_IDS, RoundId
 

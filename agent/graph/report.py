@@ -1,6 +1,6 @@
 """A session's report: the Report contract plus timing, the project narrative and the redo comparison.
 
-`SessionReport` is a `Report` (every field of the Report contract in agent/report.py) with additions; the Markdown
+`SessionReport` is a `Report` (every field of the Report contract in agent/contracts/report.py) with additions; the Markdown
 adds the sections `agent.render` does not know about.
 """
 
@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent.contracts.report import Report, RoundAssessment
+from agent.contracts.transcript import TranscriptRound
 from agent.graph.state import Previous
 from agent.judge.matching import sentences
 from agent.render import report_markdown
-from agent.report import Report, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
-from agent.transcript import TranscriptRound
 
 
 class RoundTime(BaseModel):

@@ -24,6 +24,8 @@ from langgraph.types import Command
 from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
 from agent import config
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.contracts.transcript import MAX_ANSWER_CHARS, Transcript, TranscriptRound
 from agent.graph import lock, wording
 from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound, SessionStoreError
 from agent.graph.interview import Graph, build
@@ -35,10 +37,8 @@ from agent.judge.base import Judge
 from agent.judge.factory import make_judge
 from agent.judge.sources import Sources
 from agent.knowledge.snippet import Snippet
-from agent.report import JudgeInfo, Report, RoundAssessment
 from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import Lang, RoundId
-from agent.transcript import MAX_ANSWER_CHARS, Transcript, TranscriptRound
 
 SessionMode = Literal["practice", "copilot"]
 SNIPPETS = 3

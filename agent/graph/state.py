@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from agent.contracts.report import JudgeInfo
 from agent.judge.base import Judge
 from agent.judge.sources import Sources
 from agent.knowledge.snippet import Snippet
-from agent.report import JudgeInfo
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 

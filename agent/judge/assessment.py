@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent.contracts.checklist import Checklist
+from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.judge import capacity
 from agent.judge.answer import Answer
 from agent.judge.base import Fill, Judge, JudgeUnavailable
-from agent.judge.checklist import Checklist
 from agent.judge.checks import PathChecker, injected, run_checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import quote_in
@@ -15,7 +16,6 @@ from agent.judge.misconceptions import find_misconceptions
 from agent.judge.questions import QuestionMatch, evidence_scope, match_question
 from agent.judge.scoring import score_round
 from agent.judge.sources import Sources, prompt_text, refs
-from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from agent.judge.checklist import Checks, Holistic, ItemFinding, SignalFinding
+from agent.contracts.checklist import Checks, Holistic, ItemFinding, SignalFinding
 from agent.judge.matching import Sentence
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Dimension, Lang, RoundId

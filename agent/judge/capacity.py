@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, Field
 
 from agent.config import repo_root
-from agent.judge.checklist import CapacityFinding
+from agent.contracts.checklist import CapacityFinding
 from agent.rubric.model import Lang
 
 GIB = 2**30

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent.contracts.checklist import Checks, NumberFinding, PathFinding
 from agent.judge import capacity
-from agent.judge.checklist import Checks, NumberFinding, PathFinding
 from agent.judge.matching import Sentence, any_term, compile_terms, first_term, fold, match_cues, sentences
 from agent.rubric.model import Cues
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent.contracts.checklist import Checks, ItemFinding, SignalFinding
 from agent.judge.base import Fill
-from agent.judge.checklist import Checks, ItemFinding, SignalFinding
 from agent.judge.checks import distinct
 from agent.judge.matching import Sentence, match_cues
 from agent.rubric.loader import Rubric

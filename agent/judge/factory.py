@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import config
+from agent.contracts.report import JudgeInfo
 from agent.judge.base import Judge, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge
-from agent.report import JudgeInfo
 from agent.rubric.loader import Rubric
 
 #: requests a vLLM judge sends at once unless the command says otherwise: every part of one round

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.judge.checklist import Checklist
+from agent.contracts.checklist import Checklist
 from agent.rubric.model import DIMENSIONS, Dimension, Gate, Lang
 
 

@@ -25,27 +25,10 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from agent.contracts.checklist import MisconceptionFinding
 from agent.judge.matching import Sentence, Term, any_term, compile_terms
 from agent.rubric.loader import Rubric
 from agent.rubric.misconception import Misconception, MisconceptionMarkers
-from agent.rubric.model import Dimension, Text
-
-
-class MisconceptionFinding(BaseModel):
-    """A catalogued wrong claim the answer asserts, with the sentence that asserts it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    claim: Text
-    quote: str = Field(description="the asserting sentence, a verbatim slice of the answer")
-    start: int = Field(ge=0, description="where the quote starts in the answer")
-    correction: Text
-    source: str
-    severity: int = Field(ge=1)
-    dimensions: list[Dimension]
 
 
 @lru_cache(maxsize=16)

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent.config import repo_root
-from agent.judge.checklist import Checks
+from agent.contracts.checklist import Checks
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang, RoundId
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.judge.checklist import Checklist
+from agent.contracts.checklist import Checklist
+from agent.contracts.report import DimensionScore, JudgeInfo, RoundAssessment
 from agent.judge.gates import Bounds, GateContext, apply_gates
-from agent.report import DimensionScore, JudgeInfo, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Lang, Round
 

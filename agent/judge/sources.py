@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
-from agent.judge.checklist import PathFinding
+from agent.contracts.checklist import PathFinding
+from agent.contracts.sources import SourceRef
 from agent.judge.checks import PathChecker, cited_paths
 from agent.judge.matching import sentences
 from agent.rubric.loader import Rubric
@@ -21,19 +20,6 @@ if TYPE_CHECKING:
     from agent.knowledge import Snippet, SourceIndex
 
 _CODE = re.compile(r"vllm/|\w+\.py|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+\b")
-
-
-class SourceRef(BaseModel):
-    """A snippet as a report shows it: where, which symbol, a short excerpt and its permalink."""
-
-    path: str
-    symbol: str
-    start_line: int
-    end_line: int
-    commit: str
-    permalink: str
-    excerpt: str
-    score: float
 
 
 class Sources:

@@ -48,11 +48,11 @@ from urllib.parse import urlparse
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from agent.contracts.checklist import Checks, Holistic, ItemFinding, SignalFinding
+from agent.contracts.report import JudgeInfo
 from agent.judge import prompt
 from agent.judge.base import Fill, JudgeUnavailable
-from agent.judge.checklist import Checks, Holistic, ItemFinding, SignalFinding
 from agent.judge.matching import Sentence, normalise_ws, quote_in, sentences
-from agent.report import JudgeInfo
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang, RoundId
 

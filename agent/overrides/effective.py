@@ -6,8 +6,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from agent.contracts.report import Report
 from agent.overrides.log import Override, OverrideLog
-from agent.report import Report
 from agent.rubric.model import DIMENSIONS, Dimension, RoundId
 
 

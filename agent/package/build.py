@@ -11,13 +11,15 @@ import json
 import math
 from typing import Any
 
+from agent.contracts.checklist import Checklist
+from agent.contracts.report import RoundAssessment
+from agent.contracts.transcript import TranscriptRound
 from agent.graph import get_session
 from agent.graph.errors import SessionNotFound
 from agent.graph.report import SessionReport
 from agent.graph.session import SessionView
 from agent.graph.store import open_store
 from agent.judge import capacity
-from agent.judge.checklist import Checklist
 from agent.judge.matching import any_term, sentences
 from agent.overrides import EffectiveScore, Override, OverrideLog, OverrideLogError, effective_scores
 from agent.package.model import (
@@ -48,10 +50,8 @@ from agent.package.model import (
     SourceCheck,
     TurnOut,
 )
-from agent.report import RoundAssessment
 from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
-from agent.transcript import TranscriptRound
 
 # ---------------------------------------------------------------- wording
 

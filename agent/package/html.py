@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from agent.labels import cap_text, flag_line
+from agent.contracts.labels import cap_text, flag_line
 from agent.package.labels import number, seconds, status, t
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang

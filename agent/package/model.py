@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.report import JudgeInfo
+from agent.contracts.report import JudgeInfo
 from agent.rubric.model import Dimension, Lang, RoundId
 
 SCHEMA_VERSION = 1

@@ -6,12 +6,12 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent.labels import cap_text, flag_line
+from agent.contracts.labels import cap_text, flag_line
+from agent.contracts.report import Report, RoundAssessment
+from agent.contracts.transcript import Transcript, TranscriptRound
 from agent.overrides import EffectiveScore, Override, effective_totals
-from agent.report import Report, RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, EvidenceItem, Lang
-from agent.transcript import Transcript, TranscriptRound
 from agent.ui.strings import t
 
 if TYPE_CHECKING:

@@ -17,13 +17,13 @@ from agent.calibration.probes import (
     reversed_evidence,
     with_instruction,
 )
+from agent.contracts.checklist import Checks, ItemFinding, SignalFinding
+from agent.contracts.report import JudgeInfo
 from agent.evaluation import GradedSet
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Fill, JudgeUnavailable
-from agent.judge.checklist import Checks, ItemFinding, SignalFinding
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
-from agent.report import JudgeInfo
 from agent.rubric import Rubric
 from agent.rubric.model import Lang, RoundId
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from agent.contracts.transcript import MAX_ROUNDS, MAX_TURNS_PER_ROUND, TranscriptError, load_transcript
 from agent.grading import Outcome, find_inputs, grade_files
 from agent.rubric import Rubric
-from agent.transcript import MAX_ROUNDS, MAX_TURNS_PER_ROUND, TranscriptError, load_transcript
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWER = "Paged KV maps logical token positions to fixed-size blocks allocated on demand."
@@ -131,7 +131,7 @@ _DEVICE_PROBE = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 from pathlib import Path
-from agent.transcript import TranscriptError, load_transcript
+from agent.contracts.transcript import TranscriptError, load_transcript
 try:
     load_transcript(Path(sys.argv[1]))
 except TranscriptError as e:
@@ -170,7 +170,7 @@ def test_reads_stop_at_the_limit_when_stat_reports_no_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A regular file whose stat size is 0 but which holds more (procfs): read at most limit+1 bytes."""
-    import agent.transcript as tr
+    import agent.contracts.transcript as tr
 
     proc = Path("/proc/self/status")
     if not proc.is_file() or proc.stat().st_size != 0:

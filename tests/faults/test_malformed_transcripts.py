@@ -13,10 +13,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.contracts.transcript import MAX_ANSWER_CHARS
 from agent.grading import grade_files
 from agent.rubric import Rubric
 from agent.rubric.model import ROUND_IDS
-from agent.transcript import MAX_ANSWER_CHARS
 
 ANSWERS = [
     "Paged KV maps logical token positions to fixed-size blocks allocated on demand; I would check "

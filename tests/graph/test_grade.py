@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from agent.config import repo_root
+from agent.contracts.report import JudgeInfo, Report
+from agent.contracts.transcript import Transcript, load_transcript
 from agent.grading import grade_transcript
 from agent.graph import SessionReport, grade_with_graph, list_sessions, start_session
 from agent.graph.plan import variant_seed
 from agent.judge.embedded import EmbeddedJudge
-from agent.report import JudgeInfo, Report
 from agent.rubric import Rubric
-from agent.transcript import Transcript, load_transcript
 from tests.graph.script import WEAK, drive, partial, strong
 
 EXAMPLES = sorted((repo_root() / "examples" / "transcripts").glob("*.json"))

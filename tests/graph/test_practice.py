@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.contracts.transcript import MAX_ANSWER_CHARS
 from agent.graph import (
     PlanError,
     SessionNotFound,
@@ -17,7 +18,6 @@ from agent.graph import (
 from agent.graph.plan import FULL_MOCK, variant_seed
 from agent.judge import capacity
 from agent.rubric import Rubric
-from agent.transcript import MAX_ANSWER_CHARS
 from tests.graph.script import WEAK, answers_of, drive, strong
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from agent.contracts.transcript import TranscriptRound, Turn
 from agent.graph import answer, start_session
 from agent.graph.report import fill_narrative
 from agent.rubric import Rubric
-from agent.transcript import TranscriptRound, Turn
 from tests.graph.script import cue_answer, drive
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from agent.contracts.report import RoundAssessment
 from agent.graph import SessionView, get_session, start_session
 from agent.graph.plan import variant_seed, weakest
 from agent.graph.report import session_markdown
-from agent.report import RoundAssessment
 from agent.rubric import DIMENSIONS, Rubric
 from tests.graph.script import WEAK, drive, strong
 

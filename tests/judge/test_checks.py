@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent.judge.checklist import PathFinding
+from agent.contracts.checklist import PathFinding
 from agent.judge.checks import cited_paths, run_checks
 from agent.rubric.loader import load_lexicon
 

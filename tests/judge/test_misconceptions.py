@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from agent.config import repo_root
+from agent.contracts.checklist import MisconceptionFinding
 from agent.judge.matching import compile_terms, quote_in, sentences
-from agent.judge.misconceptions import MisconceptionFinding, find_misconceptions
+from agent.judge.misconceptions import find_misconceptions
 from agent.rubric import ROUND_IDS, load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.misconception import Misconception

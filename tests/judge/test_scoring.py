@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 import pytest
 
+from agent.contracts.checklist import Checks, Holistic, ItemFinding
+from agent.contracts.report import JudgeInfo
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Fill, JudgeUnavailable
-from agent.judge.checklist import Checks, Holistic, ItemFinding
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence, quote_in
-from agent.report import JudgeInfo
 from agent.rubric import DIMENSIONS, Lang, RoundId, Rubric, load_rubric
 
 CONCEPTS_STRONG = (
@@ -149,8 +149,8 @@ def test_unverified_quotes_and_holistic_fives_cannot_lift_scores(rubric: Rubric)
 
 
 def test_accuracy_1_is_a_risk_of_its_own(rubric: Rubric) -> None:
+    from agent.contracts.transcript import Transcript
     from agent.grading import grade_transcript
-    from agent.transcript import Transcript
 
     t = Transcript.model_validate(
         {

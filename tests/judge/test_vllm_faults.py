@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from agent.contracts.report import Report
 from agent.grading import Outcome, grade_files
 from agent.judge.assessment import assess_answer
 from agent.judge.runtime import prepare_judge
 from agent.judge.vllm import Part, VllmJudge, parts_of
-from agent.report import Report
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS

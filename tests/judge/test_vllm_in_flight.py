@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from agent.contracts.report import RoundAssessment
 from agent.judge.assessment import assess_answer
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.factory import set_in_flight
 from agent.judge.vllm import InFlight, VllmJudge, parts_of
-from agent.report import RoundAssessment
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from tests.judge.test_vllm_faults import FAST_TIMEOUT, FakeJudge

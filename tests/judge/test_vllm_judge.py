@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from agent.contracts.report import RoundAssessment
 from agent.evaluation import GradedAnswer, load_graded_set
 from agent.judge import prompt
 from agent.judge.assessment import assess_answer
@@ -44,7 +45,6 @@ from agent.judge.vllm import (
     part_model,
     parts_of,
 )
-from agent.report import RoundAssessment
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, ROUND_IDS, RoundId

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli.override_cmd import app
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.overrides import COLUMNS, NewOverride, OverrideLog
 from agent.overrides.log import GENESIS, chain_hash
-from agent.report import JudgeInfo, Report, RoundAssessment
 
 COLS = ", ".join(COLUMNS[1:])
 FORGED = (

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli.override_cmd import app
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.overrides import (
     COLUMNS,
     NewOverride,
@@ -25,7 +26,6 @@ from agent.overrides import (
     to_csv,
     to_jsonl,
 )
-from agent.report import JudgeInfo, Report, RoundAssessment
 
 JUDGE = JudgeInfo(kind="embedded", model="embedded-cues-v1", rubric_version="rubric-abc")
 

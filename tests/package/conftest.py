@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from agent.contracts.checklist import Checks
+from agent.contracts.report import JudgeInfo
 from agent.graph import SessionView, answer, session, start_session
 from agent.graph.state import GraphContext
 from agent.judge.base import Fill, JudgeUnavailable
-from agent.judge.checklist import Checks
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
 from agent.judge.sources import Sources
 from agent.knowledge.snippet import Snippet
 from agent.overrides import NewOverride, OverrideLog
-from agent.report import JudgeInfo
 from agent.rubric import Lang, RoundId, Rubric, default_rubric
 from tests.graph.script import strong
 

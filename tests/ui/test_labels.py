@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import get_args
 
+from agent.contracts.labels import FLAGS, GATES, cap_text, flag_line, flag_name
+from agent.contracts.report import Flag, JudgeInfo, Report, RoundAssessment
 from agent.judge.gates import known_rules
-from agent.labels import FLAGS, GATES, cap_text, flag_line, flag_name
 from agent.render import report_markdown
-from agent.report import Flag, JudgeInfo, Report, RoundAssessment
 from agent.rubric.loader import default_rubric
 from agent.rubric.model import DIMENSIONS
 

@@ -3,9 +3,9 @@ dimension, what an answer covered."""
 
 from __future__ import annotations
 
-from agent.report import RoundAssessment
+from agent.contracts.report import RoundAssessment
+from agent.contracts.transcript import TranscriptRound
 from agent.rubric.model import DIMENSIONS
-from agent.transcript import TranscriptRound
 from agent.ui import views
 
 

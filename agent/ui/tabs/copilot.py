@@ -10,9 +10,9 @@ from typing import Any
 import gradio as gr
 
 from agent import graph
+from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.graph import SessionView
 from agent.graph.report import session_markdown
-from agent.report import JudgeInfo, RoundAssessment
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of

@@ -8,11 +8,11 @@ from typing import Any
 import gradio as gr
 
 from agent import graph
+from agent.contracts.report import Report, RoundAssessment
 from agent.grading import report_json
 from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
 from agent.overrides import effective_scores
-from agent.report import Report, RoundAssessment
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
 from agent.ui.charts import radar

@@ -19,11 +19,11 @@ import gradio as gr
 from pydantic import ValidationError
 
 from agent import graph
+from agent.contracts.report import Report
+from agent.contracts.transcript import TranscriptError, parse_transcript
 from agent.graph import SessionError, SessionReport
 from agent.overrides import OverrideLogError, effective_scores
-from agent.report import Report
 from agent.rubric.model import Lang
-from agent.transcript import TranscriptError, parse_transcript
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload

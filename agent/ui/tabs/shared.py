@@ -12,10 +12,10 @@ from typing import Any, TypeVar, cast
 import gradio as gr
 from pydantic import ValidationError
 
+from agent.contracts.report import JudgeInfo
 from agent.graph import SessionError, SessionView
 from agent.graph.session import MAX_FOLLOWUPS
 from agent.overrides import NewOverride, OverrideLogError
-from agent.report import JudgeInfo
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of

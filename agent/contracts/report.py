@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.judge.checklist import Checklist
+from agent.contracts.checklist import Checklist
 from agent.judge.sources import SourceRef
 from agent.rubric.model import Dimension, Lang, RoundId
 

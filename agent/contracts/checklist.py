@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from agent.judge.misconceptions import MisconceptionFinding
-from agent.rubric.model import Dimension, Lang, RoundId
+from agent.rubric.model import Dimension, Lang, RoundId, Text
 
 Capacity = Literal["correct", "slip", "unit_or_sharding_error", "insufficient"]
+
+
+class MisconceptionFinding(BaseModel):
+    """A catalogued wrong claim the answer asserts, with the sentence that asserts it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    claim: Text
+    quote: str = Field(description="the asserting sentence, a verbatim slice of the answer")
+    start: int = Field(ge=0, description="where the quote starts in the answer")
+    correction: Text
+    source: str
+    severity: int = Field(ge=1)
+    dimensions: list[Dimension]
 
 
 class ItemFinding(BaseModel):
