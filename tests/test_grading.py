@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent.contracts.checklist import Checks
-from agent.grading import grade_files
+from agent.grading.batch import grade_files
 from agent.judge.base import Fill
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
@@ -55,7 +55,7 @@ def test_the_largest_transcripts_are_sent_first_and_outcomes_keep_the_file_order
             turn["text"] for turn in t["rounds"][0]["turns"] if turn["role"] == "candidate"
         )
     judge = OrderJudge()
-    outcomes = grade_files(rubric, files, judge=judge, concurrency=2, use_graph=False)
+    outcomes = grade_files(rubric, files, judge=judge, concurrency=2)
     assert [o.source for o in outcomes] == files and all(o.report is not None for o in outcomes)
     # two workers: the two largest start at once, the smallest waits for one of them to finish
     start = {f: next(k for k, a in enumerate(judge.seen) if first_answer[f] in a) for f in files}

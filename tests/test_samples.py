@@ -1,4 +1,4 @@
-"""Self-consistency (`agent.samples`): K gradings, the median per dimension and the spread.
+"""Self-consistency (`agent.grading.samples`): K gradings, the median per dimension and the spread.
 
 A scripted judge (a Python object, no server) fills the checklist differently for each seed, or
 fails for some seeds, so the samples differ; the expected medians come from grading each sample
@@ -18,16 +18,18 @@ import pytest
 from agent.contracts.checklist import Checks
 from agent.contracts.report import JudgeInfo, Report
 from agent.contracts.transcript import Transcript, load_transcript
-from agent.grading import grade_files, grade_transcript, report_json, same_provenance
+from agent.grading.batch import grade_files, same_provenance
+from agent.grading.render import report_json, report_markdown
+from agent.grading.samples import combine, grade_samples, sampled_info
+from agent.grading.single import grade_transcript
+from agent.graph import grade_with_graph
 from agent.judge.base import Fill, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
 from agent.judge.vllm import VllmJudge, parts_of
-from agent.render import report_markdown
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang, RoundId
-from agent.samples import combine, grade_samples, sampled_info
 from tests.judge.test_vllm_faults import FAST_TIMEOUT, FakeJudge, _valid_reply
 
 REPO = Path(__file__).resolve().parents[1]
@@ -293,7 +295,7 @@ def test_a_different_number_of_samples_is_a_different_provenance(rubric: Rubric,
 def test_grade_files_with_samples_replays_through_the_graph(rubric: Rubric) -> None:
     files = [EXAMPLES / "t-001.json", EXAMPLES / "t-002.json"]
     plan = {0: "none", 1: "all", 2: "half"}
-    outcomes = grade_files(rubric, files, judge=ScriptedJudge(plan), info=_info(rubric), samples=3)
+    outcomes = grade_files(rubric, files, judge=ScriptedJudge(plan), info=_info(rubric), samples=3, replay=grade_with_graph)
     for o, f in zip(outcomes, files, strict=True):
         assert o.error is None and o.report is not None and o.report.samples is not None
         t = load_transcript(f)

@@ -15,17 +15,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from agent.grading import (
-    Outcome,
-    find_inputs,
-    grade_files,
-    report_json,
-    report_names,
-    same_provenance,
-)
-from agent.render import report_markdown
+from agent.grading.batch import Outcome, Replay, find_inputs, grade_files, report_names, same_provenance
+from agent.grading.render import report_json, report_markdown
+from agent.grading.samples import DEFAULT_SAMPLE_TEMPERATURE, Resamplable, sampled_info
 from agent.rubric import RubricError, load_rubric
-from agent.samples import DEFAULT_SAMPLE_TEMPERATURE, Resamplable, sampled_info
 
 
 class Format(StrEnum):
@@ -167,6 +160,7 @@ def grade(
             info=base_info,
             on_done=done,
             concurrency=workers,
+            replay=_graph_replay(),
             sources=sources,
             samples=samples,
             sample_temperature=sample_temperature,
@@ -209,6 +203,15 @@ def grade(
         raise typer.Exit(3)
     if failed:
         raise typer.Exit(1)
+
+
+def _graph_replay() -> Replay | None:
+    """The interview graph's grade mode (the same nodes a live session runs), when LangGraph is installed."""
+    try:
+        from agent.graph import grade_with_graph
+    except ImportError:
+        return None
+    return grade_with_graph
 
 
 def _unwritable(out: Path) -> str | None:

@@ -48,7 +48,7 @@ def current_round(ctx: GraphContext, state: InterviewState) -> Round:
 
 
 def capacity_params(tr: TranscriptRound) -> capacity.CapacityParams | None:
-    """The round-3 inputs a transcript round was asked with (same rule as `agent.grading`)."""
+    """The round-3 inputs a transcript round was asked with (same rule as `agent.grading.single`)."""
     if tr.round == "capacity" and tr.variant_seed is not None:
         return capacity.variant(tr.variant_seed).params
     return None

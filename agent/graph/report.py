@@ -1,7 +1,7 @@
 """A session's report: the Report contract plus timing, the project narrative and the redo comparison.
 
 `SessionReport` is a `Report` (every field of the Report contract in agent/contracts/report.py) with additions; the Markdown
-adds the sections `agent.render` does not know about.
+adds the sections `agent.grading.render` does not know about.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 
 from agent.contracts.report import Report, RoundAssessment
 from agent.contracts.transcript import TranscriptRound
+from agent.grading.render import report_markdown
 from agent.graph.state import Previous
 from agent.judge.matching import sentences
-from agent.render import report_markdown
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 

@@ -510,7 +510,7 @@ def grade_with_graph(
 ) -> Report:
     """A recorded transcript replayed through the graph's record and score nodes, with no interrupt.
 
-    Scores equal `agent.grading.grade_transcript` for the same answers and judge (one scoring path).
+    Scores equal `agent.grading.single.grade_transcript` for the same answers and judge (one scoring path).
     Without a judge, the sessions' judge: vLLM when JUDGE_BASE_URL answers, else the embedded judge."""
     ctx = graph_context(rubric)
     if judge is not None:

@@ -177,14 +177,15 @@ main()
 """
 
 _CRASH_ONE = """
-import agent.grading as g
+import agent.cli.grade_cmd as c
+import agent.grading.batch as g
 real = g.grade_transcript
 def flaky(rubric, t, **kw):
     if t.id == "boom":
         raise ZeroDivisionError("injected fault")
     return real(rubric, t, **kw)
 g.grade_transcript = flaky
-g._graph_replay = lambda: None
+c._graph_replay = lambda: None
 from agent.cli.main import main
 main()
 """

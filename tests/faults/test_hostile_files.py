@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agent.contracts.transcript import MAX_ROUNDS, MAX_TURNS_PER_ROUND, TranscriptError, load_transcript
-from agent.grading import Outcome, find_inputs, grade_files
+from agent.grading.batch import Outcome, find_inputs, grade_files
 from agent.rubric import Rubric
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def test_deep_json_and_huge_numbers_do_not_stop_the_batch(rubric: Rubric, tmp_pa
     (tmp_path / "d_nested.json").write_text(json.dumps(nested), encoding="utf-8")
     for k in range(3):
         _write_good(tmp_path, f"good-{k}.json")
-    outcomes = grade_files(rubric, find_inputs([tmp_path]).files, use_graph=False)
+    outcomes = grade_files(rubric, find_inputs([tmp_path]).files)
     got = _by_name(outcomes)
     _one_line_naming(got["a_deep.json"], "nested")
     _one_line_naming(got["b_digits.json"], "5,001 digits")
@@ -114,7 +114,7 @@ def test_a_fifo_is_refused_not_waited_on(rubric: Rubric, tmp_path: Path) -> None
     good = _write_good(tmp_path, "good.json")
     result: list[list[Outcome]] = []
     worker = threading.Thread(
-        target=lambda: result.append(grade_files(rubric, [fifo, good], use_graph=False)), daemon=True
+        target=lambda: result.append(grade_files(rubric, [fifo, good])), daemon=True
     )
     worker.start()
     worker.join(timeout=20)
@@ -200,7 +200,7 @@ def test_a_socket_is_refused(rubric: Rubric, tmp_path: Path) -> None:
     except OSError as e:  # path too long for AF_UNIX on some systems
         pytest.skip(f"cannot bind a unix socket here: {e}")
     try:
-        (o,) = grade_files(rubric, [sock_path], use_graph=False)
+        (o,) = grade_files(rubric, [sock_path])
     finally:
         s.close()
     _one_line_naming(o, "socket")
@@ -232,7 +232,7 @@ def test_a_folder_names_every_entry_it_cannot_grade(rubric: Rubric, tmp_path: Pa
     ]
     assert len(found.skipped) == 1 and str(d / "dir.json") in found.skipped[0]
     assert "folder" in found.skipped[0] and "\n" not in found.skipped[0]
-    got = _by_name(grade_files(rubric, found.files, use_graph=False))
+    got = _by_name(grade_files(rubric, found.files))
     _one_line_naming(got["dangling.json"], "dangling symbolic link", "nowhere.json")
     _one_line_naming(got["loop.json"], "symbolic link loop")
     _one_line_naming(got["pipe.json"], "FIFO")
@@ -243,7 +243,7 @@ def test_a_folder_names_every_entry_it_cannot_grade(rubric: Rubric, tmp_path: Pa
 def test_an_internal_error_on_one_file_is_one_line_and_the_batch_goes_on(
     rubric: Rubric, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent.grading as grading
+    import agent.grading.batch as grading
 
     real = grading.grade_transcript
 
@@ -254,7 +254,7 @@ def test_an_internal_error_on_one_file_is_one_line_and_the_batch_goes_on(
 
     monkeypatch.setattr(grading, "grade_transcript", flaky)
     files = [_write_good(tmp_path, "boom.json"), _write_good(tmp_path, "fine.json")]
-    boom, fine = grade_files(rubric, files, use_graph=False)
+    boom, fine = grade_files(rubric, files)
     _one_line_naming(boom, "internal error", "KeyError")
     assert boom.internal and isinstance(boom.exc, KeyError)
     assert fine.report is not None

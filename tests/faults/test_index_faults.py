@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.grading import grade_files
+from agent.grading.batch import grade_files
 from agent.judge.sources import Sources
 from agent.rubric import Rubric
 
@@ -140,9 +140,9 @@ def test_grading_goes_on_without_snippets_and_says_so(
     BREAKS[how](_install(built_index, data_dir))
     sources = Sources.open()
     files = [_transcript(tmp_path, "t-1"), _transcript(tmp_path, "t-2")]
-    outcomes = grade_files(rubric, files, sources=sources, use_graph=False)
+    outcomes = grade_files(rubric, files, sources=sources)
     assert [o.error for o in outcomes] == [None, None]
-    plain = grade_files(rubric, files, use_graph=False)
+    plain = grade_files(rubric, files)
     for o, p in zip(outcomes, plain, strict=True):
         assert o.report is not None and p.report is not None
         assert [r.scores for r in o.report.rounds] == [r.scores for r in p.report.rounds]

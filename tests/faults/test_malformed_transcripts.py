@@ -1,7 +1,7 @@
 """A corpus of malformed transcripts generated with hypothesis, graded in one batch with valid ones:
 one clear error per bad file (naming it, on one line), never a crash, and every valid file graded.
 
-`grade_files` is what `interview grade` runs (the graph's grade mode when LangGraph is installed)."""
+`grade_files` is what `interview grade` runs, here with the graph's grade mode as `interview grade` passes it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.contracts.transcript import MAX_ANSWER_CHARS
-from agent.grading import grade_files
+from agent.grading.batch import grade_files
+from agent.graph import grade_with_graph
 from agent.rubric import Rubric
 from agent.rubric.model import ROUND_IDS
 
@@ -200,7 +201,7 @@ def test_a_batch_of_malformed_transcripts_with_valid_ones(
             files.append((p, True))
             rounds_of[p.name] = len(doc["rounds"])
         order = sorted(files, key=lambda f: hash(f[0].name))  # valid ones in between the bad ones
-        outcomes = grade_files(rubric, [p for p, _ in order])
+        outcomes = grade_files(rubric, [p for p, _ in order], replay=grade_with_graph)
     assert [o.source for o in outcomes] == [p for p, _ in order]
     for (path, ok), o in zip(order, outcomes, strict=True):
         if ok:
@@ -219,7 +220,7 @@ def test_odd_but_valid_transcripts_are_graded(rubric: Rubric, doc: dict[str, Any
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "t.json"
         p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-        (o,) = grade_files(rubric, [p])
+        (o,) = grade_files(rubric, [p], replay=grade_with_graph)
     assert o.error is None and o.report is not None, o.error
     assert [r.round for r in o.report.rounds] == [r["round"] for r in doc["rounds"]]
 
@@ -244,7 +245,7 @@ def test_files_too_big_or_unreadable_are_one_line_each(rubric: Rubric, tmp_path:
     )
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"id": "g", "rounds": [_good_round()]}), encoding="utf-8")
-    outcomes = grade_files(rubric, [big, folder, gone, surrogate, nan, good])
+    outcomes = grade_files(rubric, [big, folder, gone, surrogate, nan, good], replay=grade_with_graph)
     errors = {o.source.name: o.error for o in outcomes}
     assert errors["big.json"] and "over the limit" in errors["big.json"]
     assert errors["a-folder.json"] and "cannot read" in errors["a-folder.json"]

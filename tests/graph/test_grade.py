@@ -9,7 +9,7 @@ import pytest
 from agent.config import repo_root
 from agent.contracts.report import JudgeInfo, Report
 from agent.contracts.transcript import Transcript, load_transcript
-from agent.grading import grade_transcript
+from agent.grading.single import grade_transcript
 from agent.graph import SessionReport, grade_with_graph, list_sessions, start_session
 from agent.graph.plan import variant_seed
 from agent.judge.embedded import EmbeddedJudge

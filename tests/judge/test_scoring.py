@@ -150,7 +150,7 @@ def test_unverified_quotes_and_holistic_fives_cannot_lift_scores(rubric: Rubric)
 
 def test_accuracy_1_is_a_risk_of_its_own(rubric: Rubric) -> None:
     from agent.contracts.transcript import Transcript
-    from agent.grading import grade_transcript
+    from agent.grading.single import grade_transcript
 
     t = Transcript.model_validate(
         {

@@ -7,8 +7,8 @@ from typing import get_args
 
 from agent.contracts.labels import FLAGS, GATES, cap_text, flag_line, flag_name
 from agent.contracts.report import Flag, JudgeInfo, Report, RoundAssessment
+from agent.grading.render import report_markdown
 from agent.judge.gates import known_rules
-from agent.render import report_markdown
 from agent.rubric.loader import default_rubric
 from agent.rubric.model import DIMENSIONS
 

@@ -9,7 +9,7 @@ import gradio as gr
 
 from agent import graph
 from agent.contracts.report import Report, RoundAssessment
-from agent.grading import report_json
+from agent.grading.render import report_json
 from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
 from agent.overrides import effective_scores

@@ -1,4 +1,9 @@
-"""Grading transcripts: one report per transcript, a batch that goes on past a bad file."""
+"""Grading a batch of transcript files: one report each, a batch that goes on past a bad file.
+
+Each transcript is graded by `replay` (the interview graph's grade mode, which `interview grade` passes
+in: `agent.graph.grade_with_graph`) or else by `agent.grading.single.grade_transcript`; with
+`samples` > 1 by `agent.grading.samples.grade_samples` over either.
+"""
 
 from __future__ import annotations
 
@@ -10,65 +15,30 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
-from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.contracts.report import JudgeInfo, Report
 from agent.contracts.transcript import Transcript, TranscriptError, load_transcript
-from agent.judge import capacity
-from agent.judge.answer import Answer
-from agent.judge.assessment import assess_answer
+from agent.grading.samples import grade_samples
+from agent.grading.single import grade_transcript
 from agent.judge.base import Judge
 from agent.judge.checks import PathChecker
-from agent.judge.scoring import risks_and_actions
 from agent.judge.sources import Sources
 from agent.rubric.loader import Rubric
 
 
-def grade_transcript(
-    rubric: Rubric,
-    t: Transcript,
-    *,
-    judge: Judge | None = None,
-    info: JudgeInfo | None = None,
-    path_checker: PathChecker | None = None,
-    sources: Sources | None = None,
-) -> Report:
-    rounds: list[RoundAssessment] = []
-    for r in t.rounds:
-        params = (
-            capacity.variant(r.variant_seed).params
-            if r.round == "capacity" and r.variant_seed is not None
-            else None
-        )
-        rounds.append(
-            assess_answer(
-                rubric,
-                r.round,
-                Answer.of_pairs(r.answer_turns()),
-                t.language,
-                judge=judge,
-                info=info,
-                path_checker=path_checker,
-                capacity_params=params,
-                sources=sources,
-            )
-        )
-    risks, actions = risks_and_actions(rubric, rounds, t.language)
-    base = info or rounds[0].judge
-    assert base is not None
-    fallback = any(r.judge is not None and r.judge.fallback for r in rounds)
-    judge_info = base.model_copy(update={"fallback": fallback}) if fallback != base.fallback else base
-    return Report(
-        id=t.id, judge=judge_info, rounds=rounds, risks=risks, next_actions=actions, language=t.language
-    )
+class Replay(Protocol):
+    """One transcript graded through the interview graph's grade mode: `agent.graph.grade_with_graph`."""
 
-
-def _graph_replay() -> Callable[..., Report] | None:
-    """The interview graph's grade mode (the same nodes a live session runs), when LangGraph is installed."""
-    try:
-        from agent.graph import grade_with_graph
-    except ImportError:
-        return None
-    return grade_with_graph
+    def __call__(
+        self,
+        t: Transcript,
+        *,
+        rubric: Rubric | None = None,
+        judge: Judge | None = None,
+        info: JudgeInfo | None = None,
+        sources: Sources | None = None,
+    ) -> Report: ...
 
 
 @dataclass
@@ -167,23 +137,22 @@ def grade_files(
     sources: Sources | None = None,
     on_done: Callable[[Outcome], None] | None = None,
     concurrency: int = 1,
-    use_graph: bool = True,
+    replay: Replay | None = None,
     samples: int = 1,
     sample_temperature: float | None = None,
 ) -> list[Outcome]:
     """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on.
 
+    `replay`: each transcript through the interview graph's grade mode (`agent.graph.grade_with_graph`,
+    as `interview grade` does), unless a `path_checker` is given; else `grade_transcript`.
     `samples` > 1: each transcript graded that many times, the median report with its spread
-    (`agent.samples.grade_samples`; `sample_temperature` for the vLLM judge).
+    (`agent.grading.samples.grade_samples`; `sample_temperature` for the vLLM judge).
     """
-    replay = _graph_replay() if use_graph else None
 
     def one(f: Path) -> Outcome:
         try:
             t = load_transcript(f)
             if samples > 1:
-                from agent.samples import grade_samples  # it builds on this module
-
                 def by_graph(tr: Transcript, j: Judge | None, i: JudgeInfo | None) -> Report:
                     assert replay is not None
                     return replay(tr, rubric=rubric, judge=j, info=i, sources=sources)
@@ -260,7 +229,3 @@ def same_provenance(path: Path, info: JudgeInfo) -> bool:
         return False
     keys = ("kind", "model", "rubric_version", "prompt_hash", "seed", "temperature", "samples", "seeds")
     return not old.get("fallback") and not fell and all(old.get(k) == getattr(info, k) for k in keys)
-
-
-def report_json(r: Report) -> str:
-    return json.dumps(r.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"

@@ -29,7 +29,7 @@ from agent.contracts.report import (
     SampleSpread,
 )
 from agent.contracts.transcript import Transcript
-from agent.grading import grade_transcript
+from agent.grading.single import grade_transcript
 from agent.judge.base import Judge
 from agent.judge.checks import PathChecker
 from agent.judge.embedded import EmbeddedJudge

@@ -1,6 +1,8 @@
-"""Reports for people: Markdown, in the transcript's language."""
+"""Reports as files: Markdown for people, in the transcript's language, and JSON for tools."""
 
 from __future__ import annotations
+
+import json
 
 from agent.contracts.labels import cap_text, flag_line, flag_name
 from agent.contracts.report import Report, SampleSpread
@@ -72,6 +74,11 @@ _L = {
         "per_sample": "各次分数",
     },
 }
+
+
+def report_json(r: Report) -> str:
+    """The report as `interview grade --format json` writes it (the Report contract, fields in order)."""
+    return json.dumps(r.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 
 def report_markdown(report: Report, rubric: Rubric) -> str:
