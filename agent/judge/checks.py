@@ -13,7 +13,16 @@ from typing import Any
 
 from agent.contracts.checklist import Checks, NumberFinding, PathFinding
 from agent.judge import capacity
-from agent.judge.matching import Sentence, any_term, compile_terms, first_term, fold, match_cues, sentences
+from agent.judge.matching import (
+    Sentence,
+    any_term,
+    compile_terms,
+    first_term,
+    fold,
+    match_cues,
+    sentence_hits,
+    sentences,
+)
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
@@ -33,7 +42,8 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
     out: list[Sentence] = []
     prev: Sentence | None = None
     depth = 0  # brackets or tags an address opened and has not closed: what they hold is the address too
-    for s in sents:
+    addressed = sentence_hits([s.lower for s in sents], lex["injection"])
+    for i, s in enumerate(sents):
         same_address = (
             text is not None
             and prev is not None
@@ -41,7 +51,7 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
             and prev.text.endswith((";", "；"))
             and "\n" not in text[prev.end : s.start]
         )
-        if depth > 0 or same_address or any_term(s.lower, lex["injection"]) or _encoded_address(s.text, lex):
+        if depth > 0 or same_address or addressed >> i & 1 or _encoded_address(s.text, lex):
             out.append(s)
             depth = max(0, depth + _opened(s.lower))
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -127,6 +128,16 @@ def term_set(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] |
         return subs, None
 
 
+_ANCHOR = re.compile(r"(?<![\\\[])\^|(?<!\\)\$|\\[AZ]")
+
+
+@lru_cache(maxsize=4096)
+def anchored(terms: tuple[str, ...]) -> bool:
+    """True when a /…/ term of `terms` is anchored to the start or end of the text (^, $, \\A, \\Z):
+    such a term may match a sentence and not the same sentence inside a longer text."""
+    return any(len(t) > 2 and t.startswith("/") and t.endswith("/") and _ANCHOR.search(t) for t in terms)
+
+
 def any_term(lower: str, terms: Iterable[str]) -> bool:
     key = tuple(terms)
     subs, joined = term_set(key)
@@ -135,6 +146,77 @@ def any_term(lower: str, terms: Iterable[str]) -> bool:
     if joined is not None:
         return joined.search(lower) is not None
     return any(t.search(lower) for t in compile_terms(key) if t.pattern is not None)
+
+
+def _is_regex(raw: str) -> bool:
+    return len(raw) > 2 and raw.startswith("/") and raw.endswith("/")
+
+
+@lru_cache(maxsize=4096)
+def _by_anchor(terms: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`terms` split in two: those a search over joined sentences can find, and the anchored /…/ ones."""
+    tied = tuple(t for t in terms if _is_regex(t) and anchored((t,)))
+    return tuple(t for t in terms if t not in tied), tied
+
+
+def _each(lowers: Sequence[str], terms: tuple[str, ...], mask: int) -> int:
+    """`mask` plus the bit of every sentence not yet in it that one of the /…/ `terms` matches, asked alone."""
+    _, joined_re = term_set(terms)
+    regex = [t for t in compile_terms(terms) if t.pattern is not None]
+    for i, low in enumerate(lowers):
+        if not mask >> i & 1:
+            found = (
+                joined_re.search(low) is not None
+                if joined_re is not None
+                else any(t.search(low) for t in regex)
+            )
+            if found:
+                mask |= 1 << i
+    return mask
+
+
+def sentence_hits(lowers: Sequence[str], terms: Iterable[str]) -> int:
+    """A bit per entry of `lowers` (bit i for lowers[i]), set when `any_term(lowers[i], terms)` holds.
+
+    The same answer as asking each sentence, found faster: each substring term is looked up in all the
+    sentences joined, and so is each /…/ term: the leftmost match from a sentence's start names the
+    first sentence that may hold one of its own, which is then asked alone (a term found in a sentence
+    is found at the same place in the join). Terms anchored to the text's ends are asked per sentence.
+    """
+    free, tied = _by_anchor(tuple(terms))
+    subs, joined_re = term_set(free)
+    text = "\n".join(lowers)
+    starts: list[int] = []
+    pos = 0
+    for low in lowers:
+        starts.append(pos)
+        pos += len(low) + 1
+    mask = 0
+    for sub in subs:
+        if not sub or "\n" in sub:
+            mask |= sum(1 << i for i, low in enumerate(lowers) if sub in low)
+            continue
+        at = text.find(sub)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            mask |= 1 << i
+            if i + 1 >= len(starts):
+                break
+            at = text.find(sub, starts[i + 1])
+    if joined_re is not None:
+        at = 0
+        while (m := joined_re.search(text, at)) is not None:
+            i = bisect_right(starts, m.start()) - 1
+            if not mask >> i & 1 and joined_re.search(lowers[i]) is not None:
+                mask |= 1 << i
+            if i + 1 >= len(starts):
+                break
+            at = starts[i + 1]
+    elif any(_is_regex(t) for t in free):  # the /…/ terms could not be joined into one pattern
+        mask = _each(lowers, tuple(t for t in free if _is_regex(t)), mask)
+    if tied:
+        mask = _each(lowers, tied, mask)
+    return mask
 
 
 def first_term(lower: str, terms: Iterable[str]) -> str | None:
@@ -166,13 +248,24 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
     unsaid: "No, smaller ones waste less tail memory" to "Is a smaller block size always better?").
     """
     groups = [tuple(g) for g in cues.groups]
-    per_sentence = [[any_term(s.lower, g) for g in groups] for s in sents]
-    asked: dict[str, list[bool]] = {}
+    lowers = [s.lower for s in sents]
+    # per sentence, a bit per group it matches
+    per_sentence = [0] * len(sents)
+    for k, g in enumerate(groups):
+        hit = sentence_hits(lowers, g)
+        i = 0
+        while hit:
+            if hit & 1:
+                per_sentence[i] |= 1 << k
+            hit >>= 1
+            i += 1
+    asked: dict[str, int] = {}
     for s in sents:
         if s.question and s.question not in asked:
-            asked[s.question] = [any_term(s.question, g) for g in groups]
+            asked[s.question] = sum(1 << k for k, g in enumerate(groups) if any_term(s.question, g))
     best = CueMatch(0, cues.required, None)
     for i in range(len(sents)):
+        own = 0
         for w in range(1, window + 1):
             j = i + w
             if (
@@ -181,15 +274,10 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
                 or sents[j - 1].turn != sents[i].turn
             ):
                 break
-            own = [any(per_sentence[m][k] for m in range(i, j)) for k in range(len(groups))]
-            hits = sum(own)
+            own |= per_sentence[j - 1]
+            hits = own.bit_count()
             q = asked.get(sents[i].question)
-            if (
-                q is not None
-                and hits
-                and len(groups) > 1
-                and any(q[k] and not own[k] for k in range(len(groups)))
-            ):
+            if q is not None and hits and len(groups) > 1 and q & ~own:
                 hits += 1
             if hits > best.matched:
                 best = CueMatch(hits, cues.required, text[sents[i].start : sents[j - 1].end], sents[i].start)

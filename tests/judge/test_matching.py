@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from agent.judge.matching import match_cues, quote_in, sentences
 from agent.rubric.model import Cues
 
@@ -41,3 +43,52 @@ def test_regex_terms() -> None:
     cues = Cues(groups=[["/top[-_ ]?p/"]])
     t = "We apply top_p after top-k."
     assert match_cues(cues, t, sentences(t)).found
+
+
+def _term_lists(node: object) -> list[tuple[str, ...]]:
+    """Every list of strings in the rubric files: cue groups and term lists (some are prose: harmless)."""
+    out: list[tuple[str, ...]] = []
+    if isinstance(node, dict):
+        for value in node.values():
+            out += _term_lists(value)
+    elif isinstance(node, list):
+        if node and all(isinstance(x, str) for x in node):
+            out.append(tuple(node))
+        else:
+            for value in node:
+                out += _term_lists(value)
+    return out
+
+
+def test_sentence_hits_answers_as_each_sentence_asked_alone() -> None:
+    """The fast path (one search over the joined sentences) must agree with any_term per sentence, for
+    every term list the rubric holds, over every dev answer, and for anchored and sentence-crossing terms."""
+    import yaml
+
+    from agent.judge.matching import any_term, sentence_hits
+
+    root = Path(__file__).parents[2]
+    data = [yaml.safe_load(f.read_text(encoding="utf-8")) for f in sorted((root / "rubrics").rglob("*.yaml"))]
+    term_lists = sorted(set(_term_lists(data)))
+    term_lists += [
+        ("/^\\s*[-*]\\s*/",),  # anchored: asked per sentence
+        ("/alpha[^.;]{0,40}beta/",),  # may match across two sentences in the join, never in one
+        ("/beta$/", "gamma"),
+        ("/(?a)^(?=.*x)(?=.*beta).*/",),
+        ("",),
+    ]
+    assert len(term_lists) > 100
+    dev = root / "eval" / "graded" / "dev"
+    texts = [
+        "\n\n".join(t.get("answer", "") for t in a.get("turns", [])) or a.get("answer", "")
+        for f in sorted(dev.glob("*.yaml"))
+        for a in yaml.safe_load(f.read_text(encoding="utf-8"))["answers"]
+    ]
+    assert len(texts) > 100
+    texts = texts[::3]  # a third of them: enough variety, a few seconds
+    texts += ["alpha one.\nbeta two. - gamma beta", "x alpha\nbeta"]
+    for text in texts:
+        lowers = [s.lower for s in sentences(text)]
+        for terms in term_lists:
+            want = sum(1 << i for i, low in enumerate(lowers) if any_term(low, terms))
+            assert sentence_hits(lowers, terms) == want, (terms, text[:80])
