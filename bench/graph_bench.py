@@ -47,7 +47,7 @@ def halves(text: str) -> tuple[str, str]:
 
 def one_repeat(mode: str, sessions: int) -> dict[str, Any]:
     """Times in ms of every answer() call, and how many of the next questions were follow-ups."""
-    from agent.evaluation import load_graded_set
+    from agent.calibration.evaluation import load_graded_set
     from agent.graph import answer, start_session
     from agent.graph import session as graph_session
     from agent.graph import store as graph_store

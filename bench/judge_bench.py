@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from agent.evaluation import load_graded_set
+from agent.calibration.evaluation import load_graded_set
 from agent.judge.assessment import assess_answer
 from agent.rubric import load_rubric
 

@@ -45,9 +45,9 @@ from typing import Any
 
 import httpx
 
+from agent.calibration.evaluation import GradedAnswer, load_graded_set
 from agent.contracts.checklist import Checks
 from agent.contracts.report import JudgeInfo, RoundAssessment
-from agent.evaluation import GradedAnswer, load_graded_set
 from agent.judge.assessment import assess_answer
 from agent.judge.checks import injected, run_checks
 from agent.judge.factory import DEFAULT_IN_FLIGHT

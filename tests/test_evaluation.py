@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.evaluation import GradedSet, frozen_digest, graded_dir, load_graded_set
+from agent.calibration.evaluation import GradedSet, frozen_digest, graded_dir, load_graded_set
 
 
 def test_the_test_split_is_frozen() -> None:

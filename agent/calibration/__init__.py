@@ -1,5 +1,8 @@
-"""How good the judge is: calibration against human labels, bias probes, run-to-run spread.
+"""How good the judge is: the graded answer sets, calibration against human labels, bias probes,
+run-to-run spread.
 
+- `evaluation`: the graded sets (`eval/graded/dev`, the frozen `test`) and `run_eval` -> `EvalResult`
+  (in-range, pair order, copies, flag precision/recall: `interview eval`);
 - `calibrate(rubric, graded_set, judge=…, overrides=…, repeat=K)` -> `CalibrationReport`
   (`render.write` puts it in a folder as JSON, Markdown and a PNG plot);
 - `run_probes(rubric, graded_set, translations, judge=…)` -> `ProbeReport`;

@@ -29,10 +29,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agent.calibration import metrics as m
+from agent.calibration.evaluation import GradedSet
 from agent.calibration.grade import Job, assess_all, fell_back
 from agent.calibration.metrics import FlagCounts, Metric
 from agent.contracts.report import JudgeInfo, RoundAssessment
-from agent.evaluation import GradedSet
 from agent.judge.base import Judge
 from agent.overrides import Override, OverrideLog, OverrideLogError
 from agent.rubric.loader import Rubric

@@ -24,11 +24,11 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError
 
+from agent.calibration.evaluation import GradedAnswer, GradedSet
 from agent.calibration.grade import Job, assess_all, fell_back
 from agent.calibration.metrics import Metric
 from agent.config import repo_root
 from agent.contracts.report import JudgeInfo, RoundAssessment
-from agent.evaluation import GradedAnswer, GradedSet
 from agent.judge.base import Judge
 from agent.judge.embedded import EMBEDDED_MODEL
 from agent.rubric.loader import Rubric

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agent.evaluation import SPLITS, EvalResult, GradedSet, load_graded_set, run_eval
+from agent.calibration.evaluation import SPLITS, EvalResult, GradedSet, load_graded_set, run_eval
 from agent.judge.base import Judge
 from agent.rubric import load_rubric
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.evaluation import GradedSet, load_graded_set
+from agent.calibration.evaluation import GradedSet, load_graded_set
 from agent.rubric import Rubric, default_rubric
 
 SMALL = (

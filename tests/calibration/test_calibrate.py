@@ -11,10 +11,10 @@ import pytest
 
 from agent.calibration import calibrate
 from agent.calibration.calibrate import latest_overrides, override_stats, read_overrides
+from agent.calibration.evaluation import GradedSet, run_eval
 from agent.calibration.render import markdown, write
 from agent.contracts.checklist import Checks
 from agent.contracts.report import JudgeInfo
-from agent.evaluation import GradedSet, run_eval
 from agent.judge.base import Fill, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence

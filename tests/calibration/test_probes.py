@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from agent.calibration import load_translations, run_probes
+from agent.calibration.evaluation import GradedSet
 from agent.calibration.probes import (
     INSTRUCTIONS,
     TranslationSet,
@@ -19,7 +20,6 @@ from agent.calibration.probes import (
 )
 from agent.contracts.checklist import Checks, ItemFinding, SignalFinding
 from agent.contracts.report import JudgeInfo
-from agent.evaluation import GradedSet
 from agent.judge.assessment import assess_answer
 from agent.judge.base import Fill, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.evaluation import load_graded_set
+from agent.calibration.evaluation import load_graded_set
 from agent.judge.assessment import assess_answer
 from agent.judge.embedded import first_occurrences
 from agent.judge.matching import sentences

@@ -206,7 +206,7 @@ def test_chinese_answer_is_graded(rubric: Rubric) -> None:
 def test_each_dimension_shows_its_own_best_quote() -> None:
     """The same passage is not the headline quote of several dimensions, and every quote a dimension shows
     supports an item or strong signal of that dimension."""
-    from agent.evaluation import load_graded_set
+    from agent.calibration.evaluation import load_graded_set
     from agent.judge.assessment import assess_answer
     from agent.rubric import load_rubric
 

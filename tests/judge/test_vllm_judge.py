@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from agent.calibration.evaluation import GradedAnswer, load_graded_set
 from agent.contracts.report import RoundAssessment
-from agent.evaluation import GradedAnswer, load_graded_set
 from agent.judge import prompt
 from agent.judge.assessment import assess_answer
 from agent.judge.checks import injected, run_checks
