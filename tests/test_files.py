@@ -1,4 +1,4 @@
-"""agent.files: the sha256 of a file, the atomic replace and the lock between processes."""
+"""agent.util.files: the sha256 of a file, the atomic replace and the lock between processes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.files import atomic_replace, file_lock, sha256_file, write_text_atomically
+from agent.util.files import atomic_replace, file_lock, sha256_file, write_text_atomically
 
 
 def test_sha256_file_reads_in_chunks(tmp_path: Path) -> None:

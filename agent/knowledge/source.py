@@ -16,8 +16,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from agent import config
-from agent.files import sha256_file
 from agent.knowledge.pin import Pin, commit_matches, load_pin
+from agent.util.files import sha256_file
 
 _COMMIT_ID = re.compile(r"""^(?:__commit_id__\s*=\s*)?commit_id\s*=\s*['"]([^'"]*)['"]""", re.M)
 _VERSION = re.compile(r"""^(?:__version__\s*=\s*)?version\s*=\s*['"]([^'"]*)['"]""", re.M)

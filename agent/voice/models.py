@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from agent import config
-from agent.files import sha256_file
+from agent.util.files import sha256_file
 
 WHISPER_BASE_SHA256 = "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57"
 """sha256 of the joined `model.bin` (part1 + part2)."""

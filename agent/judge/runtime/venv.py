@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.files import file_lock, write_text_atomically
 from agent.judge.runtime.errors import RuntimeSetupError, log, now, tail
 from agent.judge.runtime.pins import (
     BROKEN_TORCH_EXTRAS,
@@ -28,6 +27,7 @@ from agent.judge.runtime.pins import (
     VLLM_GPU_REQUIREMENTS,
     VLLM_GPU_VENV_NAME,
 )
+from agent.util.files import file_lock, write_text_atomically
 
 VENV_MARKER = ".interview-venv-ok.json"
 
