@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.contracts.checklist import Checklist
-from agent.judge.sources import SourceRef
+from agent.contracts.sources import SourceRef
 from agent.rubric.model import Dimension, Lang, RoundId
 
 Flag = Literal[
