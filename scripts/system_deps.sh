@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Debian packages the voice and browser tests use: espeak-ng (Chinese TTS, test audio), a CJK font and chromium
-# (end-to-end UI tests, driven by Playwright with executable_path; never a downloaded browser).
+# Debian packages the voice, browser and Postgres tests use: espeak-ng (Chinese TTS, test audio), a CJK font and
+# chromium (end-to-end UI tests, driven by Playwright with executable_path; never a downloaded browser), postgresql.
 # Installs them when missing and we are root with apt-get; otherwise says what is missing and goes on.
 set -u
 need=()
@@ -8,6 +8,8 @@ command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # a CJK font, so Chinese renders in Chromium and in the radar chart instead of boxes
 fc-list 2>/dev/null | grep -qi "wqy\|noto.*cjk" || need+=(fonts-wqy-microhei)
+# a Postgres server (initdb, pg_ctl) for tests/postgres/, which start their own in a temporary folder
+compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || command -v pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "system_deps: installing ${need[*]}" >&2

@@ -28,7 +28,11 @@ def _mount_optional() -> None:
         app.command("sessions")(practice.sessions)
     except ImportError as e:
         _missing("practice/sessions", e)
-    for module, name in (("agent.cli.override_cmd", "override"), ("agent.cli.index", "index")):
+    for module, name in (
+        ("agent.cli.override_cmd", "override"),
+        ("agent.cli.index", "index"),
+        ("agent.cli.db_cmd", "db"),
+    ):
         try:
             app.add_typer(importlib.import_module(module).app, name=name)
         except ImportError as e:
@@ -73,6 +77,7 @@ DEBUG_ENV = "INTERVIEW_DEBUG"
 STORE_ERRORS = (
     ("agent.graph.errors", "SessionError"),
     ("agent.overrides.log", "OverrideLogError"),
+    ("agent.db", "DatabaseError"),
     ("agent.rubric.loader", "RubricError"),
 )
 """Errors whose message tells the user what is wrong (a corrupt session store names its file): one

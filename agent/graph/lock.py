@@ -15,6 +15,11 @@ The kernel releases a lock when its holder exits, however it exits (SIGKILL incl
 is never left locked by a dead process. The file holds the holder's pid and whether it holds the lock
 for its life; the files stay (one small file a session), since removing a lock file races with
 another process that is opening it.
+
+With the shared Postgres database (`INTERVIEW_DATABASE_URL`), replicas on other machines must see the
+lock too: it is a Postgres advisory lock on the session instead, held on a connection of its own
+(`_PgLocks`); the connection's application_name carries the holder's pid and whether it holds the lock
+for its life. A process that dies loses its connection, and Postgres releases the lock with it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from agent import db
 from agent.config import data_dir
 from agent.graph.errors import SessionBusy, SessionStoreError
 
@@ -42,12 +49,13 @@ _CALL = "call"
 
 @dataclass
 class _Held:
-    fd: int
+    handle: Any
+    """the open lock file's descriptor, or the Postgres connection that holds the advisory lock"""
     for_life: bool
     depth: int = 0
 
 
-_HELD: dict[Path, _Held] = {}
+_HELD: dict[str, _Held] = {}
 _GUARD = threading.Lock()
 
 
@@ -63,95 +71,178 @@ def _open(path: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
-def _take(path: Path, for_life: bool) -> int | None:
-    """The open, locked file, or None when another process holds the lock."""
-    fd = _open(path)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    except BaseException:
-        os.close(fd)
-        raise
-    _mark(fd, for_life)
-    return fd
+def _describe(for_life: bool) -> str:
+    return f"{os.getpid()} {_LIFE if for_life else _CALL}"
 
 
-def _mark(fd: int, for_life: bool) -> None:
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()} {_LIFE if for_life else _CALL}\n".encode(), 0)
-
-
-def _holder(path: Path) -> tuple[int | None, bool]:
-    """The holder's pid (None when unknown) and whether it holds the lock for its life."""
-    try:
-        words = path.read_text(encoding="ascii", errors="replace").split()
-    except OSError:
-        return None, False
+def _parse(text: str) -> tuple[int | None, bool]:
+    """(pid, for its life) from "PID process|call"."""
+    words = text.split()
     pid = int(words[0]) if words and words[0].isdigit() else None
     return pid, len(words) > 1 and words[1] == _LIFE
 
 
+class _FileLocks:
+    """flock(2) on `<data dir>/locks/<session>.lock`; the file holds the holder's pid."""
+
+    def key(self, session_id: str) -> str:
+        return str(lock_path(session_id))
+
+    def take(self, session_id: str, for_life: bool) -> int | None:
+        """The open, locked file, or None when another process holds the lock."""
+        fd = _open(lock_path(session_id))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except BaseException:
+            os.close(fd)
+            raise
+        self.mark(fd, for_life)
+        return fd
+
+    def mark(self, fd: int, for_life: bool) -> None:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{_describe(for_life)}\n".encode(), 0)
+
+    def holder(self, session_id: str) -> tuple[int | None, bool]:
+        try:
+            return _parse(lock_path(session_id).read_text(encoding="ascii", errors="replace"))
+        except OSError:
+            return None, False
+
+    def release(self, fd: int) -> None:
+        os.close(fd)  # closing the only descriptor releases the flock
+
+
+class _PgLocks:
+    """A session-level advisory lock per session in the shared database, on a connection of its own."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    @staticmethod
+    def number(session_id: str) -> int:
+        """The advisory lock's 64-bit key (signed, as Postgres takes it)."""
+        digest = hashlib.sha256(f"interview-session:{session_id}".encode()).digest()
+        return int.from_bytes(digest[:8], "big", signed=True)
+
+    def key(self, session_id: str) -> str:
+        return f"pg:{session_id}"
+
+    def _connect(self, for_life: bool) -> Any:
+        try:
+            return db.connect(self.url, application_name=db.application_name(_LIFE if for_life else _CALL))
+        except db.DatabaseError as e:
+            raise OSError(str(e)) from e
+
+    def take(self, session_id: str, for_life: bool) -> Any | None:
+        conn = self._connect(for_life)
+        try:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (self.number(session_id),)).fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        if not row["ok"]:
+            conn.close()
+            return None
+        return conn
+
+    def mark(self, conn: Any, for_life: bool) -> None:
+        conn.execute(
+            "SELECT set_config('application_name', %s, false)", (db.application_name(_LIFE if for_life else _CALL),)
+        )
+
+    def holder(self, session_id: str) -> tuple[int | None, bool]:
+        k = self.number(session_id) & 0xFFFFFFFFFFFFFFFF
+        with db.connect(self.url) as conn:
+            row = conn.execute(
+                "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND l.classid::bigint = %s AND l.objid::bigint = %s AND l.objsubid = 1",
+                (k >> 32, k & 0xFFFFFFFF),
+            ).fetchone()
+        name = str(row["application_name"]) if row else ""
+        return _parse(name.removeprefix("interview pid="))
+
+    def release(self, conn: Any) -> None:
+        conn.close()  # the advisory lock goes with its session
+
+
+def _backend() -> _FileLocks | _PgLocks:
+    url = db.database_url()
+    return _PgLocks(url) if url else _FileLocks()
+
+
 def holder(session_id: str) -> int | None:
     """The pid of the process that holds (or last held) the session's lock, when known."""
-    return _holder(lock_path(session_id))[0]
-
-
-def _release(path: Path) -> None:
-    held = _HELD.pop(path)
-    os.close(held.fd)  # closing the only descriptor releases the flock
-
-
-def _acquire(session_id: str, for_life: bool, wait_s: float) -> Path:
     try:
-        path = lock_path(session_id)
+        return _backend().holder(session_id)[0]
+    except (OSError, db.DatabaseError):
+        return None
+
+
+def _release(key: str) -> None:
+    held = _HELD.pop(key)
+    _backend().release(held.handle)
+
+
+def _acquire(session_id: str, for_life: bool, wait_s: float) -> str:
+    try:
+        locks = _backend()
+        key = locks.key(session_id)
         with _GUARD:
-            held = _HELD.get(path)
+            held = _HELD.get(key)
             if held is not None:  # this process holds it already
                 held.depth += 1
                 if for_life and not held.for_life:
                     held.for_life = True
-                    _mark(held.fd, True)
-                return path
+                    locks.mark(held.handle, True)
+                return key
         deadline = time.monotonic() + wait_s
         while True:
-            fd = _take(path, for_life)
-            if fd is not None:
+            handle = locks.take(session_id, for_life)
+            if handle is not None:
                 with _GUARD:
-                    _HELD[path] = _Held(fd, for_life, depth=1)
-                return path
-            pid, holder_for_life = _holder(path)
+                    _HELD[key] = _Held(handle, for_life, depth=1)
+                return key
+            pid, holder_for_life = locks.holder(session_id)
             other = pid != os.getpid()  # else another thread of this process holds it: wait for it
             if (other and (for_life or holder_for_life)) or time.monotonic() >= deadline:
                 raise SessionBusy(session_id, pid, for_life=holder_for_life and other)
             time.sleep(POLL_S)
-    except OSError as e:
+    except (OSError, db.DatabaseError) as e:
+        raise SessionStoreError(f"session {session_id} cannot be locked ({e}): nothing was changed") from e
+    except Exception as e:
+        if type(e).__module__.split(".")[0] != "psycopg":
+            raise
         raise SessionStoreError(f"session {session_id} cannot be locked ({e}): nothing was changed") from e
 
 
-def _done(path: Path) -> None:
+def _done(key: str) -> None:
     with _GUARD:
-        held = _HELD.get(path)
+        held = _HELD.get(key)
         if held is None:
             return
         held.depth -= 1
         if held.depth <= 0:
-            _release(path)
+            _release(key)
 
 
 class Claim:
     """A session held until `release()` (or the process's end)."""
 
-    def __init__(self, session_id: str, path: Path) -> None:
+    def __init__(self, session_id: str, key: str) -> None:
         self.session_id = session_id
-        self.path = path
+        self.key = key
         self._released = False
 
     def release(self) -> None:
         if not self._released:
             self._released = True
-            _done(self.path)
+            _done(self.key)
 
     def __enter__(self) -> Claim:
         return self
@@ -174,11 +265,11 @@ def hold(session_id: str, wait_s: float | None = None) -> Iterator[None]:
         from agent.graph import store
 
         wait_s = store.BUSY_TIMEOUT_S
-    path = _acquire(session_id, False, wait_s)
+    key = _acquire(session_id, False, wait_s)
     try:
         yield
     finally:
-        _done(path)
+        _done(key)
 
 
 @contextlib.contextmanager
@@ -186,11 +277,11 @@ def attempt(session_id: str) -> Iterator[bool]:
     """True (and the session held until the block ends) when this process holds it or it is free;
     False, without waiting, when another process holds it or it cannot be locked (read-only data dir)."""
     try:
-        path = _acquire(session_id, False, 0.0)
+        key = _acquire(session_id, False, 0.0)
     except (SessionBusy, SessionStoreError):
         yield False
         return
     try:
         yield True
     finally:
-        _done(path)
+        _done(key)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import re
 import secrets
-import sqlite3
 import threading
 import time
 import unicodedata
@@ -27,12 +26,12 @@ from agent import config
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.contracts.transcript import MAX_ANSWER_CHARS, Transcript, TranscriptRound
 from agent.graph import lock, wording
-from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound, SessionStoreError
+from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound
 from agent.graph.interview import Graph, build
 from agent.graph.plan import CANDIDATE_QUESTIONS_MINUTES, Plan, make_plan
 from agent.graph.report import SessionReport
 from agent.graph.state import GraphContext, Inbox, InboxKind, InterviewState, PlannedRound
-from agent.graph.store import DB_NAME, SessionRow, Store, explain, now_iso, open_store, thread_config
+from agent.graph.store import SessionRow, SessionStore, now_iso, open_store, store_error, thread_config
 from agent.judge.base import Judge
 from agent.judge.factory import make_judge
 from agent.judge.sources import Sources
@@ -274,14 +273,14 @@ def check_text(
 # ---------------------------------------------------------------- driving the graph
 
 
-def _visible(store: Store, session_id: str, owner: str | None) -> SessionRow:
+def _visible(store: SessionStore, session_id: str, owner: str | None) -> SessionRow:
     row = store.get(session_id)
     if row is None or row.owner != owner:
         raise SessionNotFound(session_id)
     return row
 
 
-def _previous_lookup(store: Store, owner: str | None) -> Any:
+def _previous_lookup(store: SessionStore, owner: str | None) -> Any:
     def lookup(prev_id: str) -> list[dict[str, Any]]:
         _visible(store, prev_id, owner)
         snap = store.graph.get_state(thread_config(prev_id))
@@ -290,7 +289,7 @@ def _previous_lookup(store: Store, owner: str | None) -> Any:
     return lookup
 
 
-def _settled(store: Store, row: SessionRow, ctx: GraphContext) -> dict[str, Any]:
+def _settled(store: SessionStore, row: SessionRow, ctx: GraphContext) -> dict[str, Any]:
     """The session's state, finishing first whatever a crash cut short (nodes are idempotent)."""
     cfg = thread_config(row.id)
     snap = store.graph.get_state(cfg)
@@ -310,7 +309,7 @@ def _settled(store: Store, row: SessionRow, ctx: GraphContext) -> dict[str, Any]
     return values
 
 
-def _as_stored(store: Store, row: SessionRow) -> dict[str, Any]:
+def _as_stored(store: SessionStore, row: SessionRow) -> dict[str, Any]:
     """The session as its last checkpoint has it, changing nothing: another process drives it now,
     and finishing a step is that process's job (two writers would fork the session)."""
     values = store.graph.get_state(thread_config(row.id)).values
@@ -319,7 +318,7 @@ def _as_stored(store: Store, row: SessionRow) -> dict[str, Any]:
     return dict(values)
 
 
-def _resume(store: Store, row: SessionRow, ctx: GraphContext, inbox: Inbox) -> dict[str, Any]:
+def _resume(store: SessionStore, row: SessionRow, ctx: GraphContext, inbox: Inbox) -> dict[str, Any]:
     store.graph.invoke(Command(resume=inbox), thread_config(row.id), context=ctx, durability="sync")
     v = dict(store.graph.get_state(thread_config(row.id)).values)
     store.set_status(row.id, "done" if v.get("phase") == "done" else "waiting")
@@ -348,16 +347,20 @@ _R = TypeVar("_R")
 
 
 def _store_guard(not_done: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """A store that is locked, read-only or unreadable is a SessionStoreError that says what was not
-    done (the UI and the terminal show it and keep the input), never a raw sqlite3 error."""
+    """A store that is locked, read-only, unreadable or unreachable is a SessionStoreError that says what
+    was not done (the UI and the terminal show it and keep the input), never a raw sqlite3 or psycopg
+    error."""
 
     def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(fn)
         def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             try:
                 return fn(*args, **kwargs)
-            except sqlite3.Error as e:
-                raise SessionStoreError(explain(e, config.data_dir() / DB_NAME, not_done)) from e
+            except Exception as e:
+                err = store_error(e, not_done)
+                if err is None:
+                    raise
+                raise err from e
 
         return run
 

@@ -1,6 +1,8 @@
-"""Where sessions live: `data_dir()/sessions.sqlite`.
+"""Where sessions live: `data_dir()/sessions.sqlite`, or the shared Postgres database when
+`INTERVIEW_DATABASE_URL` is set (`PostgresStore`). Both are a `SessionStore`: LangGraph's checkpointer,
+the graph compiled on it and the session index, with the same SQL for the index.
 
-One file holds LangGraph's SQLite checkpointer (one `thread_id` per session: the session id) and a
+SQLite: one file holds LangGraph's SQLite checkpointer (one `thread_id` per session: the session id) and a
 small session index (id, plan, mode, language, status, owner, created/updated) that lists sessions
 without loading every checkpoint. The file and its -wal/-shm are owner-only (0600).
 
@@ -8,6 +10,10 @@ Beside it, `sessions.sqlite.count` (0600) records how many sessions the store ha
 session is saved (sessions are never deleted, so the count only grows). A store that holds fewer than
 that was truncated, replaced or deleted: opening it is refused with a message saying so, and nothing
 is written to it, so it never silently starts over (and a new session never takes an old one's id).
+
+Postgres: LangGraph's `PostgresSaver` on a connection pool, and the `interview_sessions` table
+(agent/db/migrations/postgres/0001_sessions.sql); the schema is migrated when the store opens
+(`agent.db.migrate.ensure`). Every replica that points at the database sees every session.
 """
 
 from __future__ import annotations
@@ -20,10 +26,13 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from agent import db
 from agent.config import data_dir, private_sqlite
 from agent.graph.errors import SessionError, SessionStoreError
 from agent.graph.interview import Graph, build
@@ -84,11 +93,73 @@ def thread_config(session_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": session_id}, "recursion_limit": 200}
 
 
-class Store:
-    """The checkpointer, the compiled graph on it, and the session index."""
+class SessionStore:
+    """The checkpointer, the compiled graph on it, and the session index (the same SQL on both backends,
+    written with `?` placeholders)."""
+
+    saver: BaseCheckpointSaver[Any]
+    graph: Graph
+    where: str
+    """the store as a message names it: a file, or a database URL without its password"""
+    _duplicate: type[Exception]
+    """what the index raises for a session id already taken"""
+
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _created(self) -> None:
+        """After a session was added to the index."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def create(self, row: SessionRow) -> None:
+        try:
+            self._rows(
+                f"INSERT INTO interview_sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.id,
+                    row.plan,
+                    row.mode,
+                    row.language,
+                    row.status,
+                    row.owner,
+                    row.created_at,
+                    row.updated_at,
+                ),
+            )
+        except self._duplicate as e:
+            raise SessionError(f"session id {row.id!r} is already taken") from e
+        self._created()
+
+    def get(self, session_id: str) -> SessionRow | None:
+        rows = self._rows(f"SELECT {_COLUMNS} FROM interview_sessions WHERE id = ?", (session_id,))
+        return SessionRow(*rows[0]) if rows else None
+
+    def set_status(self, session_id: str, status: str) -> None:
+        self._rows(
+            "UPDATE interview_sessions SET status = ?, updated_at = ? WHERE id = ?",
+            (status, now_iso(), session_id),
+        )
+
+    def list(self, owner: str | None) -> list[SessionRow]:
+        rows = self._rows(
+            f"SELECT {_COLUMNS} FROM interview_sessions WHERE owner IS NOT DISTINCT FROM ? "
+            "ORDER BY updated_at DESC, id",
+            (owner,),
+        )
+        return [SessionRow(*r) for r in rows]
+
+
+class Store(SessionStore):
+    """The SQLite store: `sessions.sqlite` in the data dir, and its count file."""
+
+    _duplicate = sqlite3.IntegrityError
+    saver: SqliteSaver
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.where = str(path)
         self.count_path = path.with_name(path.name + COUNT_SUFFIX)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -177,60 +248,104 @@ class Store:
             os.fsync(f.fileno())
         os.replace(tmp, self.count_path)
 
-    def create(self, row: SessionRow) -> None:
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
-            try:
-                self._index.execute(
-                    f"INSERT INTO interview_sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        row.id,
-                        row.plan,
-                        row.mode,
-                        row.language,
-                        row.status,
-                        row.owner,
-                        row.created_at,
-                        row.updated_at,
-                    ),
-                )
-            except sqlite3.IntegrityError as e:
-                raise SessionError(f"session id {row.id!r} is already taken") from e
+            return list(self._index.execute(sql, args).fetchall())
+
+    def _created(self) -> None:
         with contextlib.suppress(OSError):  # the session is saved; the count follows with the next one
             self._record_count(self._count())
 
-    def get(self, session_id: str) -> SessionRow | None:
-        with self._lock:
-            cur = self._index.execute(
-                f"SELECT {_COLUMNS} FROM interview_sessions WHERE id = ?", (session_id,)
+    def close(self) -> None:
+        self.saver.conn.close()
+        self._index.close()
+
+
+class PostgresStore(SessionStore):
+    """The shared store: LangGraph's PostgresSaver on a connection pool, the index in `interview_sessions`."""
+
+    def __init__(self, url: str, *, max_connections: int = 8) -> None:
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
+
+        from agent.db.migrate import ensure
+
+        self.url = url
+        self.where = db.redact(url)
+        self._duplicate = psycopg.errors.UniqueViolation
+        try:
+            ensure(url)
+            self.pool: ConnectionPool[Any] = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=max_connections,
+                kwargs={
+                    "autocommit": True,
+                    "prepare_threshold": None,
+                    "row_factory": dict_row,
+                    "application_name": db.application_name("sessions"),
+                },
+                open=False,
             )
-            r = cur.fetchone()
-        return SessionRow(*r) if r else None
+            self.pool.open(wait=True, timeout=BUSY_TIMEOUT_S)
+        except db.DatabaseError as e:
+            raise SessionStoreError(f"the session store {e}: sessions cannot be opened") from e
+        except Exception as e:
+            err = store_error(e, "sessions cannot be opened")
+            if err is None:
+                raise
+            raise err from e
+        self.saver = PostgresSaver(self.pool)
+        self.graph = build(self.saver)
 
-    def set_status(self, session_id: str, status: str) -> None:
-        with self._lock:
-            self._index.execute(
-                "UPDATE interview_sessions SET status = ?, updated_at = ? WHERE id = ?",
-                (status, now_iso(), session_id),
-            )
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        from psycopg.rows import tuple_row
 
-    def list(self, owner: str | None) -> list[SessionRow]:
-        with self._lock:
-            cur = self._index.execute(
-                f"SELECT {_COLUMNS} FROM interview_sessions WHERE owner IS ? ORDER BY updated_at DESC, id",
-                (owner,),
-            )
-            rows = cur.fetchall()
-        return [SessionRow(*r) for r in rows]
+        with self.pool.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
+            cur.execute(db.qmark_to_pyformat(sql), args)
+            return list(cur.fetchall()) if cur.description else []
+
+    def close(self) -> None:
+        self.pool.close()
 
 
-_STORES: dict[Path, Store] = {}
+def store_error(e: BaseException, not_done: str) -> SessionStoreError | None:
+    """A SessionStoreError that says what went wrong with the store and what was not done; None when `e`
+    is not the store's (a bug elsewhere)."""
+    if isinstance(e, sqlite3.Error):
+        return SessionStoreError(explain(e, data_dir() / DB_NAME, not_done))
+    if isinstance(e, db.DatabaseError):
+        return SessionStoreError(f"the session store: {e}: {not_done}")
+    if isinstance(e, Exception) and type(e).__module__.split(".")[0] in ("psycopg", "psycopg_pool"):
+        url = db.database_url()
+        where = db.redact(url) if url else "database"
+        why = " ".join(str(e).split()) or type(e).__name__
+        return SessionStoreError(f"the session store {where} failed: {why}: {not_done}")
+    return None
+
+
+_STORES: dict[Path | str, SessionStore] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def open_store(path: Path | None = None) -> Store:
-    """The store for `path` (default: the data dir's sessions.sqlite), opened once per process."""
-    p = (path or data_dir() / DB_NAME).resolve()
+def open_store(path: Path | None = None) -> SessionStore:
+    """The store for `path`, opened once per process. Without a path: the Postgres database in
+    `INTERVIEW_DATABASE_URL` when set, else the data dir's sessions.sqlite."""
+    url = None if path is not None else db.database_url()
+    key: Path | str = url or (path or data_dir() / DB_NAME).resolve()
     with _STORES_LOCK:
-        if p not in _STORES:
-            _STORES[p] = Store(p)
-        return _STORES[p]
+        if key not in _STORES:
+            _STORES[key] = PostgresStore(key) if isinstance(key, str) else Store(key)
+        return _STORES[key]
+
+
+def close_stores() -> None:
+    """Close every store this process opened (connections, pools); the next call opens them again."""
+    with _STORES_LOCK:
+        stores = list(_STORES.values())
+        _STORES.clear()
+    for st in stores:
+        with contextlib.suppress(Exception):
+            st.close()

@@ -1,4 +1,7 @@
-"""The override log: every human correction of a judge's score, in SQLite, append-only and tamper-evident.
+"""The override log: every human correction of a judge's score, append-only and tamper-evident: in SQLite
+(`<data dir>/overrides.sqlite`), or in the shared Postgres database when `INTERVIEW_DATABASE_URL` is set
+(`agent/overrides/postgres.py`, tables and triggers in agent/db/migrations/postgres/0003_overrides.sql).
+One `OverrideLog` with the same chain, append and verification over either backend.
 
 A correction is corrected only by a later row (the latest row for a round and dimension wins, see
 `effective_scores`). What protects the rows:
@@ -18,6 +21,11 @@ Anyone who can write the file can drop the triggers; the chain makes what they t
 file catches that. A log written before the chain existed is hashed once, in order, on its next write
 (or `verify --migrate`); the migration is recorded, and those rows are evidence from then on only.
 
+In Postgres the same holds, with PL/pgSQL triggers (UPDATE, DELETE and TRUNCATE refused; an INSERT
+must continue the chain) and `overrides_head`, the highest row number ever written; a superuser can
+disable the triggers, and `verify` then finds what they changed the same way (and a trigger disabled,
+dropped or altered).
+
 A log that cannot be written (locked by another process, read-only file or folder) raises
 `OverrideLogError` with a message that says so and carries the row that was not written; nothing
 already in the log is touched.
@@ -30,7 +38,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +48,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from agent import config
 from agent.config import private_sqlite
+from agent.db import database_url
 from agent.rubric.model import Dimension, RoundId
 
 LOG_FILE = "overrides.sqlite"
@@ -215,7 +224,8 @@ class Problem:
 class Verification:
     """The result of `OverrideLog.verify`: intact when there is no problem."""
 
-    path: Path
+    path: Path | str
+    """the SQLite file, or the database URL without its password"""
     rows: int = 0
     head: tuple[int, str] | None = None
     """the last row's id and `row_hash`: keep it elsewhere and pass it back as an anchor."""
@@ -248,7 +258,7 @@ def _span(first: int, last: int) -> str:
     return f"row {first} is missing" if first == last else f"rows {first}-{last} are missing"
 
 
-def _walk(rows: list[sqlite3.Row], migrated_last_id: int) -> Problem | None:
+def _walk(rows: list[Any], migrated_last_id: int) -> Problem | None:
     """The first row where the chain breaks, and how."""
     prev_id, prev_hash, prev_at = 0, GENESIS, ""
     for r in rows:
@@ -285,27 +295,78 @@ def _walk(rows: list[sqlite3.Row], migrated_last_id: int) -> Problem | None:
     return None
 
 
-class OverrideLog:
-    """The append-only log at `path` (default `<data dir>/overrides.sqlite`), created on first write.
+def trigger_problems(
+    missing: list[str], altered: list[str], extra: list[str], disabled: list[str]
+) -> list[Problem]:
+    """What `verify` says about the log's triggers, whatever the backend."""
+    out = []
+    for names, what in (
+        (missing, "missing (dropped): the log could be rewritten while they were gone"),
+        (altered, "altered: they no longer refuse what they should"),
+        (disabled, "disabled: the log can be rewritten while they are"),
+        (extra, "not the log's own: they may swallow or change rows"),
+    ):
+        if names:
+            out.append(Problem("triggers", f"trigger(s) {', '.join(names)} {what}"))
+    return out
 
-    `clock`: where `created_at` comes from (UTC now; tests pass their own). The caller of `append`
-    cannot set it."""
 
-    def __init__(
-        self,
-        path: Path | None = None,
-        *,
-        timeout_s: float = BUSY_TIMEOUT_S,
-        clock: Callable[[], datetime] = _now,
-    ) -> None:
-        self.path = path or default_path()
+class LogBackend:
+    """Where the rows are: what `OverrideLog` needs of a database. Connections take SQL with `?`
+    placeholders and give rows that are read by column name."""
+
+    where: Path | str
+
+    def exists(self) -> bool:
+        raise NotImplementedError
+
+    def connect(self, *, write: bool) -> AbstractContextManager[Any]:
+        """A connection; for `write`, inside one transaction that no other writer shares (committed when
+        the block ends), on a log whose tables and triggers are in place."""
+        raise NotImplementedError
+
+    def is_error(self, e: BaseException) -> bool:
+        """`e` is the database's own error (locked, unreachable, refused)."""
+        raise NotImplementedError
+
+    def explain(self, e: BaseException) -> str:
+        raise NotImplementedError
+
+    def missing_table(self, e: BaseException) -> bool:
+        return False
+
+    def last_number(self, conn: Any) -> int:
+        """The highest row number the log ever gave (rows deleted from the end included)."""
+        raise NotImplementedError
+
+    def tables(self, conn: Any) -> set[str]:
+        raise NotImplementedError
+
+    def columns(self, conn: Any) -> set[str]:
+        raise NotImplementedError
+
+    def check_triggers(self, conn: Any) -> list[Problem]:
+        raise NotImplementedError
+
+    def migrate(self) -> None:
+        with self.connect(write=True):
+            pass
+
+
+class SqliteLog(LogBackend):
+    """The log in a SQLite file, created on first write; a log from before the chain is hashed then."""
+
+    def __init__(self, path: Path, timeout_s: float, clock: Callable[[], datetime]) -> None:
+        self.where = self.path = path
         self.timeout_s = timeout_s
         self.clock = clock
 
+    def exists(self) -> bool:
+        return self.path.exists()
+
     @contextmanager
-    def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
-        """A connection; for `write`, inside one IMMEDIATE transaction (committed when the block ends)
-        on a log whose tables and triggers are in place and whose rows are hashed."""
+    def connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """For `write`: one IMMEDIATE transaction, on a log whose rows are hashed."""
         private_sqlite(self.path, create=write)
         uri = f"{self.path.resolve().as_uri()}?mode={'rwc' if write else 'ro'}"
         try:
@@ -328,11 +389,45 @@ class OverrideLog:
         except sqlite3.Error as e:
             raise OverrideLogError(_explain(e, self.path, self.timeout_s)) from e
 
+    def is_error(self, e: BaseException) -> bool:
+        return isinstance(e, sqlite3.Error)
+
+    def explain(self, e: BaseException) -> str:
+        assert isinstance(e, sqlite3.Error)
+        return _explain(e, self.path, self.timeout_s)
+
+    def missing_table(self, e: BaseException) -> bool:
+        return isinstance(e, sqlite3.OperationalError) and "no such table" in str(e)
+
+    def last_number(self, conn: Any) -> int:
+        seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'overrides'").fetchone()
+        return int(seq["seq"]) if seq else 0
+
+    def tables(self, conn: Any) -> set[str]:
+        return {str(r["name"]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def columns(self, conn: Any) -> set[str]:
+        return {str(r["name"]) for r in conn.execute("PRAGMA table_info(overrides)")}
+
+    def check_triggers(self, conn: Any) -> list[Problem]:
+        found = {
+            str(r["name"]): str(r["sql"])
+            for r in conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                "AND tbl_name IN ('overrides', 'overrides_meta')"
+            )
+        }
+        return trigger_problems(
+            missing=[n for n in TRIGGERS if n not in found],
+            altered=[n for n in TRIGGERS if n in found and _norm_sql(found[n]) != _norm_sql(TRIGGERS[n])],
+            extra=[n for n in found if n not in TRIGGERS],
+            disabled=[],
+        )
+
     def _prepare(self, conn: sqlite3.Connection) -> None:
         for stmt in _statements(_TABLES):
             conn.execute(stmt)
-        columns = {r[1] for r in conn.execute("PRAGMA table_info(overrides)")}
-        if "row_hash" not in columns:
+        if "row_hash" not in self.columns(conn):
             self._migrate(conn)
         for create in TRIGGERS.values():
             conn.execute(create)
@@ -366,8 +461,52 @@ class OverrideLog:
             (json.dumps(record), record["at"]),
         )
 
+
+class OverrideLog:
+    """The append-only log: at `path` (SQLite, created on first write); without a path, in the database
+    of `INTERVIEW_DATABASE_URL` when set, else `<data dir>/overrides.sqlite`.
+
+    `clock`: where `created_at` comes from (UTC now; tests pass their own). The caller of `append`
+    cannot set it."""
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        timeout_s: float = BUSY_TIMEOUT_S,
+        clock: Callable[[], datetime] = _now,
+        url: str | None = None,
+    ) -> None:
+        url = url or (None if path is not None else database_url())
+        self.timeout_s = timeout_s
+        self.clock = clock
+        self._db: LogBackend
+        if url:
+            from agent.overrides.postgres import PostgresLog
+
+            self._db = PostgresLog(url, timeout_s)
+            self.path: Path | None = None
+        else:
+            self.path = path or default_path()
+            self._db = SqliteLog(self.path, timeout_s, clock)
+        self.where = self._db.where
+        """the SQLite file, or the database URL without its password"""
+
+    @contextmanager
+    def _connect(self, *, write: bool) -> Iterator[Any]:
+        try:
+            with self._db.connect(write=write) as conn:
+                yield conn
+        except OverrideLogError:
+            raise
+        except Exception as e:
+            if not self._db.is_error(e):
+                raise
+            raise OverrideLogError(self._db.explain(e)) from e
+
     def migrate(self) -> None:
-        """Create the log, or hash a log written before the chain existed; a no-op on a hashed log."""
+        """Create the log, or bring it up to date (SQLite: hash a log written before the chain existed;
+        Postgres: the schema migrations); a no-op on a log that is up to date."""
         try:
             with self._connect(write=True):
                 pass
@@ -383,8 +522,7 @@ class OverrideLog:
                 last = conn.execute(
                     "SELECT id, created_at, row_hash FROM overrides ORDER BY id DESC LIMIT 1"
                 ).fetchone()
-                seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'overrides'").fetchone()
-                row_id = max(int(seq[0]) if seq else 0, int(last["id"]) if last else 0) + 1
+                row_id = max(self._db.last_number(conn), int(last["id"]) if last else 0) + 1
                 created = _stamp(self.clock())
                 if last is not None and str(last["created_at"]) > created:
                     created = str(last["created_at"])  # the clock went back: time in the log does not
@@ -399,19 +537,18 @@ class OverrideLog:
                 kept = conn.execute("SELECT 1 FROM overrides WHERE id = ? AND row_hash = ?", (row_id, h))
                 if kept.fetchone() is None:  # a trigger added around the log swallowed it
                     raise OverrideLogError(
-                        f"the override log {self.path} did not keep the row (a trigger that is not the "
+                        f"the override log {self.where} did not keep the row (a trigger that is not the "
                         "log's ignored it); run `interview override verify`"
                     )
-        except (OverrideLogError, sqlite3.Error) as e:
-            text = str(e) if isinstance(e, OverrideLogError) else _explain(e, self.path, self.timeout_s)
+        except OverrideLogError as e:
             raise OverrideLogError(
-                f"{text}. The override was NOT saved: {json.dumps(values, ensure_ascii=False)}"
+                f"{e}. The override was NOT saved: {json.dumps(values, ensure_ascii=False)}"
             ) from e
         return Override(id=row_id, created_at=created, **values)
 
     def rows(self, transcript_id: str | None = None, *, limit: int | None = None) -> list[Override]:
         """Rows in the order they were written (oldest first); an absent log has none."""
-        if not self.path.exists():
+        if not self._db.exists():
             return []
         sql = f"SELECT {', '.join(COLUMNS)} FROM overrides"
         args: list[object] = []
@@ -420,13 +557,13 @@ class OverrideLog:
             args.append(transcript_id)
         sql += " ORDER BY id"
         if limit is not None:
-            sql = f"SELECT * FROM ({sql.replace('ORDER BY id', 'ORDER BY id DESC')} LIMIT ?) ORDER BY id"
+            sql = f"SELECT * FROM ({sql.replace('ORDER BY id', 'ORDER BY id DESC')} LIMIT ?) AS recent ORDER BY id"
             args.append(limit)
         with self._connect(write=False) as conn:
             try:
                 cur = conn.execute(sql, args)
-            except sqlite3.OperationalError as e:
-                if "no such table" in str(e):
+            except Exception as e:
+                if self._db.missing_table(e):
                     return []
                 raise
             return [Override.model_validate(dict(r)) for r in cur.fetchall()]
@@ -434,8 +571,8 @@ class OverrideLog:
     def verify(self, *, anchor: tuple[int, str] | None = None) -> Verification:
         """Walk the hash chain and check the triggers (read only). `anchor`: a row id and the `row_hash`
         it had when its head was kept elsewhere; the row must still be there with that hash."""
-        v = Verification(self.path)
-        if self.path.exists():
+        v = Verification(self.where)
+        if self._db.exists():
             with self._connect(write=False) as conn:
                 self._check(conn, v)
         if anchor is not None:
@@ -451,17 +588,15 @@ class OverrideLog:
     def _has(self, row_id: int, row_hash: str) -> bool:
         with self._connect(write=False) as conn:
             r = conn.execute("SELECT row_hash FROM overrides WHERE id = ?", (row_id,)).fetchone()
-        return r is not None and r[0] == row_hash
+        return r is not None and r["row_hash"] == row_hash
 
-    @staticmethod
-    def _check(conn: sqlite3.Connection, v: Verification) -> None:
-        tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    def _check(self, conn: Any, v: Verification) -> None:
+        tables = self._db.tables(conn)
         if "overrides" not in tables:
             return
-        columns = {r[1] for r in conn.execute("PRAGMA table_info(overrides)")}
         rows = conn.execute("SELECT * FROM overrides ORDER BY id").fetchall()
         v.rows = len(rows)
-        if "row_hash" not in columns:
+        if "row_hash" not in self._db.columns(conn):
             v.problems.append(
                 Problem(
                     "unchained",
@@ -474,35 +609,19 @@ class OverrideLog:
             v.head = (int(rows[-1]["id"]), str(rows[-1]["row_hash"]))
         if "overrides_meta" in tables:
             m = conn.execute("SELECT value FROM overrides_meta WHERE key = 'migrated'").fetchone()
-            v.migrated = json.loads(m[0]) if m else None
+            v.migrated = json.loads(m["value"]) if m else None
         broken = _walk(rows, int((v.migrated or {}).get("last_id") or 0))
         if broken:
             v.problems.append(broken)
-        seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'overrides'").fetchone()
+        numbered = self._db.last_number(conn)
         last_id = int(rows[-1]["id"]) if rows else 0
-        if seq and int(seq[0]) > last_id:
+        if numbered > last_id:
             v.problems.append(
                 Problem(
                     "missing",
-                    f"{_span(last_id + 1, int(seq[0]))} (deleted from the end): the log had numbered rows "
-                    f"up to {seq[0]}",
+                    f"{_span(last_id + 1, numbered)} (deleted from the end): the log had numbered rows "
+                    f"up to {numbered}",
                     last_id + 1,
                 )
             )
-        found = {
-            str(r[0]): str(r[1])
-            for r in conn.execute(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                "AND tbl_name IN ('overrides', 'overrides_meta')"
-            )
-        }
-        missing = [n for n in TRIGGERS if n not in found]
-        altered = [n for n in TRIGGERS if n in found and _norm_sql(found[n]) != _norm_sql(TRIGGERS[n])]
-        extra = [n for n in found if n not in TRIGGERS]
-        for names, what in (
-            (missing, "missing (dropped): the log could be rewritten while they were gone"),
-            (altered, "altered: they no longer refuse what they should"),
-            (extra, "not the log's own: they may swallow or change rows"),
-        ):
-            if names:
-                v.problems.append(Problem("triggers", f"trigger(s) {', '.join(names)} {what}"))
+        v.problems += self._db.check_triggers(conn)

@@ -72,6 +72,21 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _migrate_on_start() -> None:
+    """With the shared database (INTERVIEW_DATABASE_URL): bring its schema up to date before serving
+    (replicas starting at once take turns), or exit saying why."""
+    from agent import db
+
+    try:
+        url = db.database_url()
+        if url:
+            from agent.db.migrate import ensure
+
+            ensure(url)
+    except db.DatabaseError as e:
+        sys.exit(f"error: {e}")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.add_user:
@@ -88,6 +103,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.reviewer:
         sys.exit("error: --reviewer goes with --add-user NAME")
+    _migrate_on_start()
     try:
         users = load_users()
     except AuthError as e:

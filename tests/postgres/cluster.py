@@ -1,0 +1,114 @@
+"""A throwaway Postgres server for the tests: Debian's `postgresql` binaries (initdb, pg_ctl) run in a
+temporary folder, on a free loopback port, trust authentication, no fsync.
+
+initdb refuses to run as root: as root the cluster belongs to the `postgres` system user (or `nobody`)
+and the binaries run through `runuser`. Without the binaries the tests that need the server skip and
+say how to install them (`apt-get install postgresql`; scripts/system_deps.sh does it in CI)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+SUPERUSER = "postgres"
+TEMPLATE = "migrated"
+APP_ROLE = "coach"
+"""The role the app connects as in the tests: it owns its tables, and is no superuser."""
+
+
+def bin_dir() -> Path | None:
+    """The newest installed server's bin folder (`PG_BIN` wins), or None."""
+    env = os.environ.get("PG_BIN")
+    if env:
+        return Path(env) if (Path(env) / "pg_ctl").exists() else None
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda p: int(Path(p).parts[-3].split(".")[0])
+    )
+    if found:
+        return Path(found[-1]).parent
+    pg_ctl = shutil.which("pg_ctl")
+    return Path(pg_ctl).parent if pg_ctl else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Cluster:
+    """initdb + pg_ctl start; `stop()` removes everything."""
+
+    def __init__(self, bindir: Path) -> None:
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="interview-pg-"))
+        self.data = self.root / "data"
+        self.port = _free_port()
+        self.user: str | None = None
+        self._template = False
+        if os.geteuid() == 0:
+            self.user = next((u for u in ("postgres", "nobody") if _has_user(u)), None)
+            if self.user is None:
+                raise RuntimeError("running as root and there is no postgres or nobody user to run initdb as")
+            pw = pwd.getpwnam(self.user)
+            os.chown(self.root, pw.pw_uid, pw.pw_gid)
+        self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--no-sync")
+        opts = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"), "-w", "start")
+
+    def _run(self, tool: str, *args: str) -> None:
+        cmd = [str(self.bindir / tool), *args]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=self.root, timeout=120)
+        if r.returncode != 0:
+            log = self.root / "log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(f"{tool} failed ({r.returncode}): {r.stderr or r.stdout}\n{tail}")
+
+    def superuser_url(self, db: str | None = "postgres") -> str:
+        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{db or 'postgres'}"
+
+    def url(self, db: str, role: str = APP_ROLE) -> str:
+        return f"postgresql://{role}@127.0.0.1:{self.port}/{db}"
+
+    def create_database(self, name: str, *, migrated: bool = True) -> str:
+        """A new database owned by the app role; its URL as that role. `migrated`: a copy of a database
+        `interview db migrate` brought up to date once (a migration takes seconds, a copy much less)."""
+        import psycopg
+
+        with psycopg.connect(self.superuser_url(), autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone() is None:
+                conn.execute(f"CREATE ROLE {APP_ROLE} LOGIN")
+            if migrated and not self._template:
+                conn.execute(f"CREATE DATABASE {TEMPLATE} OWNER {APP_ROLE}")
+                from agent.db.migrate import migrate
+
+                migrate(self.url(TEMPLATE))
+                self._template = True
+            template = f" TEMPLATE {TEMPLATE}" if migrated else ""
+            conn.execute(f'CREATE DATABASE "{name}" OWNER {APP_ROLE}{template}')
+        return self.url(name)
+
+    def stop(self) -> None:
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _has_user(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True

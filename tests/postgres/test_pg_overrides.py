@@ -1,0 +1,258 @@
+"""The override log in Postgres: UPDATE, DELETE and TRUNCATE refused by the database; a row forged by a
+superuser who disabled the triggers is found by `interview override verify`; two writers at once
+each continue the chain."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from agent.cli.override_cmd import app
+from agent.overrides import COLUMNS, NewOverride, OverrideLog
+from agent.overrides.log import chain_hash
+from tests.postgres.cluster import SUPERUSER, Cluster
+
+
+def _new(**kw: object) -> NewOverride:
+    base: dict[str, object] = {
+        "transcript_id": "t-001",
+        "round": "capacity",
+        "dimension": "validation",
+        "judge_score": 2,
+        "human_score": 3,
+        "reason": "named a rollback trigger the judge missed",
+        "reviewer": "alice",
+        "rubric_version": "rubric-abc",
+        "judge_model": "embedded-cues-v1",
+        "judge_kind": "embedded",
+    }
+    base.update(kw)
+    return NewOverride.model_validate(base)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def log(pg_url: str) -> OverrideLog:
+    clock = Clock()
+    log = OverrideLog(timeout_s=2, clock=clock)  # no path: the database of INTERVIEW_DATABASE_URL
+    for i, who in enumerate(["alice", "bob", "carol", "dave"]):
+        clock.now += timedelta(minutes=1)
+        log.append(_new(human_score=1 + i, reviewer=who))
+    return log
+
+
+@pytest.fixture
+def app_sql(pg_url: str) -> Iterator[psycopg.Connection[Any]]:
+    """The app's own role (it owns the tables), around the log."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def superuser(pg_url: str, cluster: Cluster) -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(pg_url.replace("coach@", f"{SUPERUSER}@"), autocommit=True) as conn:
+        yield conn
+
+
+def verify(*extra: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["verify", *extra])
+    return res.exit_code, res.output
+
+
+def _raw(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+    cur = conn.cursor(row_factory=psycopg.rows.dict_row)
+    return list(cur.execute("SELECT * FROM overrides ORDER BY id"))
+
+
+def test_the_log_is_shared_and_intact(log: OverrideLog, pg_url: str) -> None:
+    assert [r.reviewer for r in OverrideLog().rows()] == ["alice", "bob", "carol", "dave"]
+    assert [r.id for r in OverrideLog().rows("t-001", limit=2)] == [3, 4]
+    code, out = verify()
+    assert code == 0, out
+    assert "intact: 4 rows" in out and "coach@127.0.0.1" in out
+
+
+@pytest.mark.parametrize(
+    ("statement", "refused"),
+    [
+        ("UPDATE overrides SET human_score = 5 WHERE id = 2", "UPDATE is refused"),
+        ("DELETE FROM overrides WHERE id = 2", "DELETE is refused"),
+        ("TRUNCATE overrides", "TRUNCATE is refused"),
+        ("TRUNCATE overrides CASCADE", "TRUNCATE is refused"),
+        ("DELETE FROM overrides_meta", "DELETE is refused"),
+        ("UPDATE overrides_head SET last_id = 2", "head moves only with a new row"),
+        ("DELETE FROM overrides_head", "head moves only with a new row"),
+    ],
+)
+def test_the_database_refuses_changes(
+    log: OverrideLog,
+    app_sql: psycopg.Connection[Any],
+    superuser: psycopg.Connection[Any],
+    statement: str,
+    refused: str,
+) -> None:
+    before = log.rows()
+    for conn in (app_sql, superuser):  # the app's role and a superuser alike, while the triggers are on
+        with pytest.raises(psycopg.errors.RaiseException, match=refused):
+            conn.execute(statement)
+    assert log.rows() == before
+    assert verify()[0] == 0
+
+
+def test_a_row_written_around_the_log_is_refused(log: OverrideLog, app_sql: psycopg.Connection[Any]) -> None:
+    last = _raw(app_sql)[-1]
+    row = {**last, "id": 5, "human_score": 5, "created_at": "2030-01-01T00:00:00+00:00"}
+    cols = ", ".join(COLUMNS)
+    marks = ", ".join(["%s"] * (len(COLUMNS) + 2))
+    # not chained to the last row
+    with pytest.raises(psycopg.errors.RaiseException, match="continue the hash chain"):
+        app_sql.execute(
+            f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
+            [*(row[c] for c in COLUMNS), "0" * 64, chain_hash(row, "0" * 64)],
+        )
+    # a number already given
+    with pytest.raises(psycopg.errors.RaiseException, match="not after the last row"):
+        app_sql.execute(
+            f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
+            [*(({**row, "id": 3})[c] for c in COLUMNS), last["row_hash"], "a" * 64],
+        )
+    # dated before the last row
+    old = {**row, "created_at": "2020-01-01T00:00:00+00:00"}
+    with pytest.raises(psycopg.errors.RaiseException, match="backwards"):
+        app_sql.execute(
+            f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
+            [*(old[c] for c in COLUMNS), last["row_hash"], chain_hash(old, last["row_hash"])],
+        )
+    assert len(log.rows()) == 4 and verify()[0] == 0
+
+
+def test_a_superuser_who_disables_the_triggers_and_changes_a_row_is_found(
+    log: OverrideLog, superuser: psycopg.Connection[Any]
+) -> None:
+    superuser.execute("ALTER TABLE overrides DISABLE TRIGGER USER")
+    superuser.execute("UPDATE overrides SET human_score = 5 WHERE id = 2")
+    code, out = verify()
+    assert code == 1
+    assert "row 2: changed" in out, out
+    assert "overrides_no_update" in out and "disabled" in out, out
+    superuser.execute("ALTER TABLE overrides ENABLE TRIGGER USER")  # covering their tracks
+    code, out = verify()
+    assert code == 1 and "row 2: changed" in out and "disabled" not in out, out
+
+
+def test_a_forged_row_with_a_correct_looking_hash_is_found(
+    log: OverrideLog, superuser: psycopg.Connection[Any]
+) -> None:
+    """With replication role `replica` no trigger fires and nothing records it: a row inserted after row 2
+    hashed over itself (not chained), and a row appended at the end chained to a made-up predecessor."""
+    raw = _raw(superuser)
+    superuser.execute("SET session_replication_role = replica")
+    cols = ", ".join(COLUMNS)
+    marks = ", ".join(["%s"] * (len(COLUMNS) + 2))
+    forged = {**raw[-1], "id": 99, "human_score": 1, "reviewer": "mallory", "reason": "forged"}
+    fake_prev = "f" * 64
+    superuser.execute(
+        f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
+        [*(forged[c] for c in COLUMNS), fake_prev, chain_hash(forged, fake_prev)],
+    )
+    superuser.execute("SET session_replication_role = origin")
+    code, out = verify()
+    assert code == 1 and "row 99" in out, out
+    assert [r.reviewer for r in OverrideLog().rows()][-1] == "mallory"
+
+
+def test_rows_deleted_with_triggers_off_are_found(
+    log: OverrideLog, superuser: psycopg.Connection[Any]
+) -> None:
+    superuser.execute("SET session_replication_role = replica")
+    superuser.execute("DELETE FROM overrides WHERE id = 4")
+    code, out = verify()
+    assert code == 1 and "row 4" in out and "missing" in out, out
+    superuser.execute("DELETE FROM overrides WHERE id = 2")
+    code, out = verify()
+    assert code == 1 and "row 2" in out and "missing" in out, out
+
+
+def test_a_rewritten_trigger_function_is_found(log: OverrideLog, superuser: psycopg.Connection[Any]) -> None:
+    superuser.execute(
+        "CREATE OR REPLACE FUNCTION overrides_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        "BEGIN RETURN NEW; END $$"
+    )
+    code, out = verify()
+    assert code == 1 and "overrides_refuse()" in out and "altered" in out, out
+
+
+def test_a_foreign_trigger_and_a_dropped_one_are_found(
+    log: OverrideLog, superuser: psycopg.Connection[Any]
+) -> None:
+    superuser.execute("DROP TRIGGER overrides_no_delete ON overrides")
+    superuser.execute(
+        "CREATE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$"
+    )
+    superuser.execute(
+        "CREATE TRIGGER swallow BEFORE INSERT ON overrides FOR EACH ROW EXECUTE FUNCTION swallow()"
+    )
+    code, out = verify()
+    assert code == 1 and "overrides_no_delete" in out and "missing" in out and "swallow" in out, out
+    with pytest.raises(Exception, match="did not keep the row"):
+        log.append(_new(reviewer="erin"))
+
+
+def test_an_anchor_catches_a_log_rewritten_and_rehashed(
+    log: OverrideLog, superuser: psycopg.Connection[Any]
+) -> None:
+    code, out = verify()
+    head = out.split("head: row ")[1].split()
+    anchor = f"{head[0]}:{head[1]}"
+    raw = _raw(superuser)
+    superuser.execute("SET session_replication_role = replica")
+    prev = raw[1]["row_hash"]
+    for r in raw[2:]:  # row 3 changed, rows 3 and 4 re-chained: the chain alone looks intact
+        if r["id"] == 3:
+            r["human_score"] = 5
+        h = chain_hash(r, prev)
+        superuser.execute(
+            "UPDATE overrides SET human_score = %s, prev_hash = %s, row_hash = %s WHERE id = %s",
+            (r["human_score"], prev, h, r["id"]),
+        )
+        prev = h
+    superuser.execute("UPDATE overrides_head SET row_hash = %s", (prev,))
+    assert verify()[0] == 0
+    code, out = verify("--anchor", anchor)
+    assert code == 1 and "anchor" in out, out
+
+
+def test_two_writers_at_once_each_continue_the_chain(pg_url: str) -> None:
+    errors: list[BaseException] = []
+
+    def write(who: str) -> None:
+        try:
+            log = OverrideLog(timeout_s=10)  # its own connections, as another replica has
+            for i in range(5):
+                log.append(_new(reviewer=who, human_score=1 + i))
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in ("r1", "r2", "r3")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    rows = OverrideLog().rows()
+    assert [r.id for r in rows] == list(range(1, 16))
+    code, out = verify()
+    assert code == 0, out
