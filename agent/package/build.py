@@ -24,6 +24,7 @@ from agent.judge import capacity
 from agent.judge.checks import given_values
 from agent.judge.matching import any_term, sentences
 from agent.overrides import EffectiveScore, Override, OverrideLog, OverrideLogError, effective_scores
+from agent.package.labels import name as display_name
 from agent.package.model import (
     FAILURE_ORDER,
     AskedText,
@@ -616,11 +617,14 @@ def failures(
         if missing or "nonexistent_path" in ra.flags:
             add("nonexistent_path", ra.round, [f"{p.cited}: {p.detail or p.status}" for p in missing])
         if (checks and checks.capacity and checks.capacity.errors) or "unit_error" in ra.flags:
-            ev = list(checks.capacity.errors) if checks and checks.capacity else []
+            ev = [
+                display_name("error", e, lang)
+                for e in (checks.capacity.errors if checks and checks.capacity else [])
+            ]
             for f in fs:
                 if f.round == ra.round:
                     ev += [
-                        f"{s.quantity}: {s.candidate} ({s.error})"
+                        f"{display_name('quantity', s.quantity, lang)}: {s.candidate} ({display_name('error', s.error or '', lang)})"
                         for s in f.steps
                         if s.status == "unit_error"
                     ]

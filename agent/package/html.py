@@ -9,7 +9,17 @@ from __future__ import annotations
 from html import escape
 
 from agent.contracts.labels import cap_text, flag_line
-from agent.package.labels import number, seconds, status, t
+from agent.package.labels import (
+    name,
+    note_text,
+    number,
+    owner_name,
+    plan_name,
+    reason_text,
+    seconds,
+    status,
+    t,
+)
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
 
@@ -27,7 +37,7 @@ h2 {{ font-size: 19px; border-bottom: 2px solid #333; margin-top: 28px; padding-
 h3 {{ font-size: 16px; margin: 16px 0 6px; }}
 table {{ border-collapse: collapse; width: 100%; margin: 6px 0 12px; }}
 th, td {{ border: 1px solid #999; padding: 3px 6px; text-align: left; vertical-align: top; }}
-th {{ background: #eee; }}
+th {{ background: #eee; word-break: keep-all; }}
 td.n {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }}
 code, pre {{ font-family: {MONO_STACK}; font-size: 12px; }}
 pre {{ background: #f6f6f6; border: 1px solid #ddd; padding: 6px; white-space: pre-wrap; }}
@@ -65,28 +75,53 @@ def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = No
     return "".join(out)
 
 
+def round_titles(pkg: EvidencePackage) -> dict[str, str]:
+    """round id -> its title in the session's language, from what the package holds."""
+    titles: dict[str, str] = {r.round: r.title for r in pkg.transcript}
+    titles.update({r.round: r.title for r in pkg.question_version.rounds})
+    if pkg.score_sheet:
+        titles.update({r.round: r.title for r in pkg.score_sheet.rounds})
+    return titles
+
+
+def dim_titles(pkg: EvidencePackage) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for r in pkg.score_sheet.rounds if pkg.score_sheet else []:
+        out.update({d.dimension: d.title for d in r.dimensions})
+    return out
+
+
+def _provenance(kind: str, rest: tuple[object, ...], lang: Lang) -> str:
+    """The judge by name, then its model and versions (what reproduces the scores)."""
+    return " · ".join([name("judge", kind, lang), *(str(x) for x in rest if x)])
+
+
 def render_html(pkg: EvidencePackage) -> str:
     lang: Lang = pkg.language
     s = pkg.session
+    rounds = round_titles(pkg)
     out: list[str] = []
     out.append(f"<h1>{_e(t('title', lang))}: {_e(s.id)}</h1>")
     meta = [
         (t("session", lang), s.id),
-        (t("plan", lang), s.plan),
-        (t("mode", lang), s.mode),
+        (t("plan", lang), plan_name(s.plan, lang, rounds)),
+        (t("mode", lang), name("mode", s.mode, lang)),
         (t("started", lang), s.created_at),
         (t("updated", lang), s.updated_at),
     ]
-    if s.owner:
-        meta.append((t("owner", lang), s.owner))
+    owner = owner_name(s.owner)
+    if owner:
+        meta.append((t("owner", lang), owner))
     if s.previous_session:
         meta.append((t("previous", lang), s.previous_session))
     if pkg.score_sheet:
         j = pkg.score_sheet.judge
-        prov = " · ".join(
-            str(x) for x in (j.kind, j.model, j.rubric_version, j.prompt_hash, j.index_commit) if x
+        meta.append(
+            (
+                t("judge", lang),
+                _provenance(j.kind, (j.model, j.rubric_version, j.prompt_hash, j.index_commit), lang),
+            )
         )
-        meta.append((t("judge", lang), prov))
     out.append(
         '<table class="meta"><tbody>'
         + "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in meta)
@@ -120,17 +155,12 @@ def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
     rv = _e(qv.rubric_version)
     if qv.rubric_version_now != qv.rubric_version:
         rv += f" ({_e(t('rubric_now', lang))} {_e(qv.rubric_version_now)})"
+    titles = round_titles(pkg)
     out.append(f"<p><b>{_e(t('rubric', lang))}:</b> {rv} · <b>{_e(t('rounds', lang))}:</b> "
-               f"{_e(', '.join(qv.round_ids))}</p>")  # fmt: skip
+               f"{_e(('、' if lang == 'zh' else ', ').join(titles.get(r, r) for r in qv.round_ids))}</p>")  # fmt: skip
     for rv_ in qv.rounds:
-        out.append(
-            f"<h3>{_e(rv_.title)} <small>({_e(rv_.round)}, {rv_.minutes} {_e(t('minutes', lang))})</small></h3>"
-        )
-        rows = [
-            [_e(a.kind + (f" {a.id}" if a.id else "") + (f" {', '.join(a.given)}" if a.given else "")),
-             _e(seconds(a.at_s)), _e(a.text)]
-            for a in rv_.asked
-        ]  # fmt: skip
+        out.append(f"<h3>{_e(rv_.title)} <small>({rv_.minutes} {_e(t('minutes', lang))})</small></h3>")
+        rows = [[_e(name("asked", a.kind, lang)), _e(seconds(a.at_s)), _e(a.text)] for a in rv_.asked]
         out.append(_table([t("kind", lang), t("session_t", lang), t("asked", lang)], rows))
         if rv_.capacity is not None:
             c = rv_.capacity
@@ -142,9 +172,14 @@ def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
             out.append(f"<p><b>{_e(head)}</b></p>")
             out.append(
                 _table(
-                    [t("name", lang), t("value", lang), t("unit", lang), t("text", lang)],
+                    [t("name", lang), t("value", lang), t("unit", lang), t("symbol", lang)],
                     [
-                        [f"<code>{_e(g.name)}</code>", _e(number(g.value)), _e(g.unit), _e(g.description)]
+                        [
+                            _e(g.description),
+                            _e(number(g.value)),
+                            _e(name("unit", g.unit, lang)),
+                            f"<code>{_e(g.name)}</code>",
+                        ]
                         for g in c.values
                     ],
                     {1},
@@ -155,6 +190,7 @@ def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
     out = [f"<h2>2. {_e(t('assumptions', lang))}</h2>"]
+    titles = round_titles(pkg)
     if not pkg.assumptions:
         return [*out, f"<p>{_e(t('none', lang))}</p>"]
     rows = []
@@ -164,7 +200,9 @@ def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
             label = f'<span class="bad">{label}</span>'
         by = _e(t(a.labelled_by if a.labelled_by != "candidate" else "candidate", lang))
         where = f"#{a.answer + 1}" if a.answer is not None else "—"
-        rows.append([_e(a.round), f"<b>{_e(a.text)}</b>", label, by, _e(where), _e(a.sentence)])
+        rows.append(
+            [_e(titles.get(a.round, a.round)), f"<b>{_e(a.text)}</b>", label, by, _e(where), _e(a.sentence)]
+        )
     out.append(
         _table(
             [
@@ -183,18 +221,24 @@ def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
     out = [f"<h2>3. {_e(t('formulas', lang))}</h2>"]
+    titles = round_titles(pkg)
     if not pkg.formulas:
         return [*out, f"<p>{_e(t('none', lang))}</p>"]
     for f in pkg.formulas:
-        seed = str(f.variant_seed) if f.variant_seed is not None else t("seed_numbers", lang)
-        out.append(f"<h3>{_e(f.round)} · seed {_e(seed)} · {_e(t('verdict', lang))}: {_e(f.verdict)}</h3>")
+        seed = (
+            t("variant", lang, seed=f.variant_seed) if f.variant_seed is not None else t("seed_numbers", lang)
+        )
+        out.append(f"<h3>{_e(titles.get(f.round, f.round))} · {_e(seed)} · {_e(t('verdict', lang))}: "
+                   f"{_e(name('verdict', f.verdict, lang))}</h3>")  # fmt: skip
         rows = []
         for st in f.steps:
             stat = _e(status(st.status, lang))
             if st.status == "unit_error":
-                stat = f'<span class="bad">{stat}</span><br>{_e(st.error or "")}'
-            rows.append([f"<code>{_e(st.quantity)}</code>", f"<code>{_e(st.formula)}</code><br>"
-                         f"<code>= {_e(st.substituted)}</code>", _e(number(st.reference)), _e(st.unit),
+                stat = f'<span class="bad">{stat}</span><br>{_e(name("error", st.error or "", lang))}'
+            rows.append([f"{_e(name('quantity', st.quantity, lang))}<br><code>{_e(st.quantity)}</code>",
+                         f"<code>{_e(st.formula)}</code><br>"
+                         f"<code>= {_e(st.substituted)}</code>", _e(number(st.reference)),
+                         _e(name("unit", st.unit, lang)),
                          _e(st.candidate or "—"), stat])  # fmt: skip
         out.append(
             _table(
@@ -211,7 +255,8 @@ def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
             )
         )
         if f.unit_errors:
-            out.append(f'<p class="bad">{_e(t("unit_errors", lang))}: {_e("; ".join(f.unit_errors))}</p>')
+            errors = "; ".join(name("error", x, lang) for x in f.unit_errors)
+            out.append(f'<p class="bad">{_e(t("unit_errors", lang))}: {_e(errors)}</p>')
         out.append(f"<blockquote>{_e(f.answer)}</blockquote>")
     return out
 
@@ -233,13 +278,14 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
             head += f" → {r.effective_total}/25"
         out.append(f"<h3>{head}</h3>")
         p = r.provenance
-        prov = " · ".join(str(x) for x in (p.kind, p.model, p.rubric_version, p.prompt_hash, p.endpoint,
-                                            p.vllm_version, p.index_commit) if x)  # fmt: skip
+        prov = _provenance(p.kind, (p.model, p.rubric_version, p.prompt_hash, p.endpoint, p.vllm_version,
+                                    p.index_commit), lang)  # fmt: skip
         out.append(f"<p><b>{_e(t('provenance', lang))}:</b> {_e(prov)}</p>")
         if r.fallback:
             out.append(f'<p class="bad">{_e(t("fallback", lang))} ({_e(p.fallback_reason or "")})</p>')
         if r.flags:
-            named = "; ".join(f"{flag_line(f, lang)} ({f})" for f in r.flags)
+            sep = "" if lang == "zh" else "; "  # a Chinese line ends in 。
+            named = sep.join(flag_line(f, lang) for f in r.flags)
             out.append(f"<p><b>{_e(t('flags', lang))}:</b> {_e(named)}</p>")
         rows = []
         for d in r.dimensions:
@@ -250,14 +296,14 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
                 if o.stale:
                     ov += f" ({_e(t('stale', lang))})"
             cells = [_e(d.title), str(d.judge), f"<b>{d.effective}</b>", f"{d.band[0]}–{d.band[1]}",
-                     _e(d.reason + (" · " + "; ".join(cap_text(c, lang) for c in d.caps) if d.caps else "")), ov]  # fmt: skip
+                     _e(reason_text(d.reason, lang) + (" · " + "; ".join(cap_text(c, lang) for c in d.caps) if d.caps else "")), ov]  # fmt: skip
             rows.append(cells)
         table = _table(
             [
                 t("dimension", lang),
                 t("judge_score", lang),
                 t("effective", lang),
-                "band",
+                t("band", lang),
                 t("why", lang),
                 t("override", lang),
             ],
@@ -266,17 +312,19 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
         )
         out.append(table)
         if r.notes:
-            out.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in r.notes) + "</ul>")
+            out.append("<ul>" + "".join(f"<li>{_e(note_text(n, lang))}</li>" for n in r.notes) + "</ul>")
     return out
 
 
 def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
     out = [f"<h2>5. {_e(t('disputed', lang))}</h2>"]
+    titles, dims = round_titles(pkg), dim_titles(pkg)
     if not pkg.disputed:
         return [*out, f"<p>{_e(t('no_disputed', lang))}</p>"]
     for d in pkg.disputed:
-        out.append(f"<h3>{_e(d.round)} · {_e(d.dimension)} · {_e(' + '.join(d.why))}: "
-                   f"{d.judge_score} → {d.effective_score}</h3>")  # fmt: skip
+        why = " + ".join(name("why", w, lang) for w in d.why)
+        out.append(f"<h3>{_e(titles.get(d.round, d.round))} · {_e(dims.get(d.dimension, d.dimension))} · "
+                   f"{_e(why)}: {d.judge_score} → {d.effective_score}</h3>")  # fmt: skip
         if d.override:
             o = d.override
             out.append(
@@ -284,7 +332,7 @@ def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
             )
         if d.fallback_reason:
             out.append(f'<p class="bad">{_e(t("fallback", lang))}: {_e(d.fallback_reason)}</p>')
-        out.append(f"<p><b>{_e(t('why', lang))}:</b> {_e(d.reason)}</p>")
+        out.append(f"<p><b>{_e(t('why', lang))}:</b> {_e(reason_text(d.reason, lang))}</p>")
         if d.quotes:
             out.append(f"<p><b>{_e(t('quotes', lang))}:</b></p>")
             out += [f"<blockquote>{_e(q)}</blockquote>" for q in d.quotes]
@@ -314,10 +362,12 @@ def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 def _failures(pkg: EvidencePackage, lang: Lang) -> list[str]:
     out = [f"<h2>6. {_e(t('failures', lang))}</h2>"]
+    titles = round_titles(pkg)
     if not pkg.failures:
         return [*out, f"<p>{_e(t('no_failures', lang))}</p>"]
     for f in pkg.failures:
-        out.append(f"<h3>{_e(f.title)} <small>({_e(', '.join(f.rounds))})</small></h3>")
+        where = ("、" if lang == "zh" else ", ").join(titles.get(r, r) for r in f.rounds)
+        out.append(f"<h3>{_e(f.title)} <small>({_e(where)})</small></h3>")
         if f.evidence:
             out.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in f.evidence) + "</ul>")
         out.append(f"<p><b>{_e(t('next_action', lang))}:</b> {_e(f.next_action)}</p>")

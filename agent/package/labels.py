@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from agent.rubric.model import Lang
 
 _L: dict[str, dict[Lang, str]] = {
@@ -95,6 +97,9 @@ _L: dict[str, dict[Lang, str]] = {
     "omitted": {"en": "Not included", "zh": "未包含的内容"},
     "schema": {"en": "package.json schema {id} v{v}", "zh": "package.json 结构 {id} v{v}"},
     "not_scored": {"en": "The session has no report yet.", "zh": "该会话还没有评分报告。"},
+    "band": {"en": "Range", "zh": "分数区间"},
+    "variant": {"en": "variant seed {seed}", "zh": "变体种子 {seed}"},
+    "symbol": {"en": "Symbol", "zh": "符号"},
 }
 
 STATUS: dict[str, dict[Lang, str]] = {
@@ -126,3 +131,177 @@ def seconds(s: float | None) -> str:
         return "—"
     m, sec = divmod(round(s), 60)
     return f"{m}:{sec:02d}"
+
+
+# ---------------------------------------------------------------- names for what the package stores as ids
+
+_NAMES: dict[str, dict[str, dict[Lang, str]]] = {
+    "plan": {
+        "full": {"en": "Full mock (five rounds)", "zh": "完整模拟（五轮）"},
+        "project": {"en": "Project-experience interview", "zh": "项目经历面试"},
+        "redo": {"en": "Redo of the two weakest rounds of {s}", "zh": "重做 {s} 最弱的两轮"},
+    },
+    "mode": {
+        "practice": {"en": "practice (the coach asks)", "zh": "练习（由教练提问）"},
+        "copilot": {"en": "co-pilot (a person interviews)", "zh": "面试官助手（由真人面试官提问）"},
+    },
+    "asked": {
+        "prompt": {"en": "opening question", "zh": "开场问题"},
+        "followup": {"en": "follow-up", "zh": "追问"},
+        "given": {"en": "inputs the candidate asked for", "zh": "候选人问到的题设"},
+        "question": {"en": "question", "zh": "问题"},
+        "trigger": {"en": "scenario update", "zh": "情境更新"},
+        "own": {"en": "the interviewer's own question", "zh": "面试官自己的问题"},
+        "interviewer": {"en": "interviewer", "zh": "面试官"},
+    },
+    "judge": {
+        "embedded": {
+            "en": "embedded judge (rubric cues, no LLM)",
+            "zh": "内置评分器（按评分标准匹配，无 LLM）",
+        },
+        "vllm": {"en": "vLLM judge", "zh": "vLLM 评分模型"},
+    },
+    "why": {
+        "override": {"en": "overridden", "zh": "人工修改"},
+        "fallback": {"en": "judge fell back", "zh": "评分模型回退"},
+    },
+    "verdict": {
+        "correct": {"en": "correct", "zh": "正确"},
+        "slip": {"en": "a slip in the arithmetic", "zh": "计算有小误差"},
+        "unit_or_sharding_error": {"en": "a unit or sharding error", "zh": "单位或分片错误"},
+        "insufficient": {"en": "too few numbers to check", "zh": "给出的数字不足以核对"},
+    },
+    "quantity": {
+        "weights_bytes": {"en": "weight bytes", "zh": "权重字节数"},
+        "weights_gib": {"en": "weights", "zh": "权重大小"},
+        "weights_per_rank_gib": {"en": "weights per rank", "zh": "每个 rank 的权重"},
+        "kv_budget_per_rank_gib": {"en": "KV budget per rank", "zh": "每个 rank 的 KV 预算"},
+        "kv_bytes_per_token": {"en": "KV bytes per token", "zh": "每 token 的 KV 字节数"},
+        "request_tokens": {"en": "tokens per request", "zh": "每请求 tokens"},
+        "request_kv_bytes": {"en": "KV bytes per request", "zh": "每请求 KV 字节数"},
+        "request_kv_gib": {"en": "KV per request", "zh": "每请求 KV"},
+        "kv_heads_per_rank": {"en": "KV heads per rank", "zh": "每个 rank 的 KV 头数"},
+        "request_kv_per_rank_gib": {"en": "KV per request per rank", "zh": "每个 rank 上每请求的 KV"},
+        "max_requests_kv_only": {"en": "concurrent requests (KV only)", "zh": "并发请求数（只算 KV）"},
+    },
+    "error": {  # the capacity checker's mistakes (agent.judge.capacity.ERROR_NAMES), by their English name
+        "decimal GB taken for binary GiB": {
+            "en": "decimal GB taken for binary GiB",
+            "zh": "把十进制 GB 当成二进制 GiB",
+        },
+        "layers multiplied twice": {"en": "layers multiplied twice", "zh": "层数乘了两次"},
+        "K and V factor of 2 left out": {
+            "en": "K and V factor of 2 left out",
+            "zh": "漏掉了 K 和 V 的系数 2",
+        },
+        "whole-model KV per request compared with a per-rank budget": {
+            "en": "whole-model KV per request compared with a per-rank budget",
+            "zh": "拿整个模型每请求的 KV 去比每个 rank 的预算",
+        },
+        "query heads used instead of KV heads": {
+            "en": "query heads used instead of KV heads",
+            "zh": "用了 query 头数而不是 KV 头数",
+        },
+        "weights not divided across TP ranks": {
+            "en": "weights not divided across TP ranks",
+            "zh": "权重没有按 TP rank 切分",
+        },
+    },
+    "unit": {  # units of the given values and the derivation, in Chinese
+        "parameters": {"en": "parameters", "zh": "个参数"},
+        "B per weight": {"en": "B per weight", "zh": "B / 权重"},
+        "layers": {"en": "layers", "zh": "层"},
+        "KV heads": {"en": "KV heads", "zh": "个 KV 头"},
+        "elements per head": {"en": "elements per head", "zh": "元素 / 头"},
+        "B per KV element": {"en": "B per KV element", "zh": "B / KV 元素"},
+        "ranks (TP)": {"en": "ranks (TP)", "zh": "个 rank（TP）"},
+        "GiB per GPU": {"en": "GiB per GPU", "zh": "GiB / GPU"},
+        "GiB per rank": {"en": "GiB per rank", "zh": "GiB / rank"},
+        "B per token": {"en": "B per token", "zh": "B / token"},
+        "B per request": {"en": "B per request", "zh": "B / 请求"},
+        "GiB per request": {"en": "GiB per request", "zh": "GiB / 请求"},
+        "KV heads per rank": {"en": "KV heads per rank", "zh": "KV 头 / rank"},
+        "GiB per request per rank": {"en": "GiB per request per rank", "zh": "GiB / 请求 / rank"},
+        "requests": {"en": "requests", "zh": "个请求"},
+    },
+}
+
+
+def name(kind: str, key: str, lang: Lang, **kw: object) -> str:
+    """What a person reads for an id the package stores (a plan, a mode, a verdict, a unit, …): the id
+    itself when it has no name."""
+    entry = _NAMES[kind].get(key)
+    if entry is None:
+        return key
+    return entry[lang].format(**kw) if kw else entry[lang]
+
+
+def plan_name(plan: str, lang: Lang, round_titles: dict[str, str]) -> str:
+    """A session's plan as the app names it: "full", a round id, "project", "redo ID" (… "fresh")."""
+    words = plan.split()
+    if len(words) >= 2 and words[0] == "redo":
+        return name("plan", "redo", lang, s=words[1])
+    return round_titles.get(plan) or name("plan", plan, lang)
+
+
+def owner_name(owner: str | None) -> str | None:
+    """A signed-in user's name; None for a browser's or an API page's random owner id."""
+    if not owner or owner.startswith(("browser:", "tab:")):
+        return None
+    return owner
+
+
+_COVERED = re.compile(r"^(?P<have>\d+)/(?P<all>\d+) expected items covered \((?P<pct>\d+)%\)$")
+_STRONG = re.compile(r"^(?P<n>\d+) strong signal\(s\)$")
+_MODEL = re.compile(r"^model said (?P<n>\d+) \((?P<why>.*)\)$", re.S)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def reason_text(reason: str, lang: Lang) -> str:
+    """The judge's reason ("3/18 expected items covered (16%); 2 strong signal(s); weak: hpa-180;
+    missing: a; b") in the session's language, with no rubric ids (a weak signal is counted, not named)."""
+    head, sep, missing = reason.partition("missing: ")
+    parts = [x.strip() for x in head.split("; ") if x.strip()]
+    out: list[str] = []
+    for part in parts:
+        if m := _COVERED.match(part):
+            out.append(
+                f"覆盖了 {m['all']} 项期望要点中的 {m['have']} 项（{m['pct']}%）"
+                if lang == "zh"
+                else f"{m['have']} of {m['all']} expected items covered ({m['pct']}%)"
+            )
+        elif m := _STRONG.match(part):
+            n = int(m["n"])
+            out.append(f"{n} 个强信号" if lang == "zh" else _plural(n, "strong signal"))
+        elif part.startswith("weak: "):
+            n = len([w for w in part[6:].split(",") if w.strip()])
+            out.append(f"{n} 个弱信号" if lang == "zh" else _plural(n, "weak signal"))
+        elif m := _MODEL.match(part):
+            out.append(f"模型给 {m['n']} 分（{m['why']}）" if lang == "zh" else part)
+        else:
+            out.append(part)
+    if sep:
+        miss = missing.strip()
+        out.append(f"缺少：{miss.replace('; ', '；')}" if lang == "zh" else f"missing: {miss}")
+    return ("；" if lang == "zh" else "; ").join(out)
+
+
+_GIVEN_IDS = re.compile(r"(?P<sep>[:：]\s*)(?P<ids>given-[a-z0-9-]+(?:,\s*given-[a-z0-9-]+)*)\s*$")
+
+
+def note_text(note: str, lang: Lang) -> str:
+    """A round's note with the ids of the inputs the candidate asked for counted, not listed (their texts
+    are in the question version, as the inputs the candidate asked for)."""
+    m = _GIVEN_IDS.search(note)
+    if not m:
+        return note
+    n = len(m["ids"].split(","))
+    said = (
+        f"{n} 项（见第 1 节“候选人问到的题设”）"
+        if lang == "zh"
+        else f"{n} (see section 1, the inputs asked for)"
+    )
+    return note[: m.start()] + m["sep"] + said

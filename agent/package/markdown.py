@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent.package.labels import number, seconds, status, t
+from agent.package.html import dim_titles, round_titles
+from agent.package.labels import name, number, plan_name, seconds, status, t
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
 
@@ -23,17 +24,19 @@ def _head(cells: list[str]) -> list[str]:
 def render_markdown(pkg: EvidencePackage) -> str:
     lang: Lang = pkg.language
     s = pkg.session
+    titles, dims = round_titles(pkg), dim_titles(pkg)
     out = [f"# {t('title', lang)}: {s.id}", ""]
-    out.append(f"- **{t('plan', lang)}:** {s.plan} · **{t('mode', lang)}:** {s.mode}")
+    plan = plan_name(s.plan, lang, titles)
+    out.append(f"- **{t('plan', lang)}:** {plan} · **{t('mode', lang)}:** {name('mode', s.mode, lang)}")
     out.append(f"- **{t('started', lang)}:** {s.created_at} · **{t('updated', lang)}:** {s.updated_at}")
     if s.previous_session:
         out.append(f"- **{t('previous', lang)}:** {s.previous_session}")
     qv = pkg.question_version
     out += ["", f"## 1. {t('version', lang)}", "", f"**{t('rubric', lang)}:** {qv.rubric_version}", ""]
     for rv in qv.rounds:
-        out += [f"### {rv.title} ({rv.round}, {rv.minutes} {t('minutes', lang)})", ""]
+        out += [f"### {rv.title} ({rv.minutes} {t('minutes', lang)})", ""]
         out += _head([t("kind", lang), t("session_t", lang), t("asked", lang)])
-        out += [_row([a.kind + (f" {a.id}" if a.id else ""), seconds(a.at_s), a.text]) for a in rv.asked]
+        out += [_row([name("asked", a.kind, lang), seconds(a.at_s), a.text]) for a in rv.asked]
         if rv.capacity is not None:
             c = rv.capacity
             head = (
@@ -42,27 +45,38 @@ def render_markdown(pkg: EvidencePackage) -> str:
                 else t("given_seed", lang)
             )
             out += ["", f"**{head}**", ""]
-            out += _head([t("name", lang), t("value", lang), t("unit", lang)])
-            out += [_row([f"`{g.name}`", number(g.value), g.unit]) for g in rv.capacity.values]
+            out += _head([t("name", lang), t("value", lang), t("unit", lang), t("symbol", lang)])
+            out += [
+                _row([g.description, number(g.value), name("unit", g.unit, lang), f"`{g.name}`"])
+                for g in rv.capacity.values
+            ]
         out.append("")
     out += [f"## 2. {t('assumptions', lang)}", ""]
     out += _head([t("round", lang), t("number", lang), t("label", lang), t("labelled_by", lang),
                   t("from_answer", lang)])  # fmt: skip
     out += [
-        _row([a.round, a.text, a.label_text, t(a.labelled_by, lang), a.sentence]) for a in pkg.assumptions
+        _row([titles.get(a.round, a.round), a.text, a.label_text, t(a.labelled_by, lang), a.sentence])
+        for a in pkg.assumptions
     ]
     out += ["", f"## 3. {t('formulas', lang)}", ""]
     for f in pkg.formulas:
-        out += [f"### {f.round} · {t('verdict', lang)}: {f.verdict}", ""]
+        out += [
+            f"### {titles.get(f.round, f.round)} · {t('verdict', lang)}: {name('verdict', f.verdict, lang)}",
+            "",
+        ]
         out += _head([t("quantity", lang), t("formula", lang), t("reference", lang), t("unit", lang),
                       t("stated", lang), t("status", lang)])  # fmt: skip
         out += [
-            _row([f"`{x.quantity}`", f"{x.formula} = {x.substituted}", number(x.reference), x.unit,
-                  x.candidate or "—", status(x.status, lang) + (f" ({x.error})" if x.error else "")])
+            _row([f"{name('quantity', x.quantity, lang)} `{x.quantity}`", f"{x.formula} = {x.substituted}",
+                  number(x.reference), name("unit", x.unit, lang), x.candidate or "—",
+                  status(x.status, lang) + (f" ({name('error', x.error, lang)})" if x.error else "")])
             for x in f.steps
         ]  # fmt: skip
         if f.unit_errors:
-            out += ["", f"**{t('unit_errors', lang)}:** {'; '.join(f.unit_errors)}"]
+            out += [
+                "",
+                f"**{t('unit_errors', lang)}:** {'; '.join(name('error', x, lang) for x in f.unit_errors)}",
+            ]
         out.append("")
     out += [f"## 4. {t('scores', lang)}", ""]
     if pkg.score_sheet is None:
@@ -71,7 +85,9 @@ def render_markdown(pkg: EvidencePackage) -> str:
         for r in pkg.score_sheet.rounds:
             p = r.provenance
             out += [f"### {r.title} — {r.judge_total}/25 → {r.effective_total}/25", ""]
-            out.append(f"{t('provenance', lang)}: {p.kind} · {p.model} · {p.rubric_version}")
+            out.append(
+                f"{t('provenance', lang)}: {name('judge', p.kind, lang)} · {p.model} · {p.rubric_version}"
+            )
             if r.fallback:
                 out.append(f"\n**{t('fallback', lang)}** ({p.fallback_reason or ''})")
             out.append("")
@@ -88,7 +104,8 @@ def render_markdown(pkg: EvidencePackage) -> str:
         out += [t("no_disputed", lang), ""]
     for dp in pkg.disputed:
         out += [
-            f"### {dp.round} · {dp.dimension} · {' + '.join(dp.why)}: {dp.judge_score} → {dp.effective_score}",
+            f"### {titles.get(dp.round, dp.round)} · {dims.get(dp.dimension, dp.dimension)} · "
+            f"{' + '.join(name('why', w, lang) for w in dp.why)}: {dp.judge_score} → {dp.effective_score}",
             "",
         ]
         if dp.override:
@@ -106,7 +123,8 @@ def render_markdown(pkg: EvidencePackage) -> str:
     if not pkg.failures:
         out += [t("no_failures", lang), ""]
     for fl in pkg.failures:
-        out += [f"### {fl.title} ({', '.join(fl.rounds)})", *[f"- {_c(x)}" for x in fl.evidence]]
+        where = ", ".join(titles.get(r, r) for r in fl.rounds)
+        out += [f"### {fl.title} ({where})", *[f"- {_c(x)}" for x in fl.evidence]]
         out += [f"\n**{t('next_action', lang)}:** {fl.next_action}", ""]
     if pkg.retry:
         out += [f"## 7. {t('retry', lang, s=pkg.retry.previous_session)}", ""]
