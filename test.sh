@@ -8,6 +8,7 @@ scripts/system_deps.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 .venv/bin/ruff check agent tests bench
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache --no-logo  # the import layers in pyproject.toml
 # the index over the real vLLM source (the 0.26.0 wheel, fetched once): the slow knowledge tests use it
 .venv/bin/interview index build -q || echo "test.sh: index build failed; tests over the real wheel will skip" >&2
 .venv/bin/python -m pytest "$@"
