@@ -1,11 +1,16 @@
 """`python -m agent.judge.runtime`: start the local vLLM judge, print its URL, stay in the foreground.
 
-    python -m agent.judge.runtime --judge-only [--port P] [--gpu] [--model DIR]
+    python -m agent.judge.runtime --judge-only [--port P] [--gpu] [--model DIR] [--replicas N]
 
 prepares the venv and the model, starts the server, prints `JUDGE_BASE_URL=http://127.0.0.1:P/v1` and
 `JUDGE_MODEL=<served name>` on their own lines and stays until SIGINT/SIGTERM or until its parent
 process ends (serve.sh killed, even with SIGKILL), then stops the server (serve.sh and `interview
 judge` call this).
+
+With `--replicas N` (N > 1) it starts N servers and vllm-router in front of them (`pool.py`): the
+URL printed is the router's (on `--port`), followed by `JUDGE_REPLICAS=N`, `JUDGE_REPLICA_URLS=…`
+(comma-separated) and `JUDGE_ROUTER_METRICS=…`. A replica that exits is reported and the pool goes
+on with the others; it stops when the router exits or no replica is left.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 from types import FrameType
 
 from agent.judge.runtime.errors import RuntimeSetupError, log
+from agent.judge.runtime.pool import JudgePool, prepare_pool
 from agent.judge.runtime.server import DEFAULT_READY_TIMEOUT_S, JudgeServer, prepare_judge
 from agent.judge.runtime.watchdog import die_with_parent
 
@@ -36,7 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--served-model-name", default=None)
     parser.add_argument("--gpu", action="store_true", help="`vllm serve` from a `pip install vllm` venv")
     parser.add_argument("--ready-timeout", type=float, default=DEFAULT_READY_TIMEOUT_S)
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="N > 1: N servers behind vllm-router (its URL is printed)"
+    )
     args = parser.parse_args(argv)
+    if args.replicas < 1:
+        parser.error("--replicas must be at least 1")
+    if args.replicas > 1:
+        return _pool_main(args)
 
     stop_event = threading.Event()
     serving = threading.Event()
@@ -84,3 +97,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if server is not None:
             server.stop()
+
+
+def _pool_main(args: argparse.Namespace) -> int:
+    """`--replicas N`: N servers and the router, as `main` does for one server."""
+    stop_event = threading.Event()
+    serving = threading.Event()
+
+    def _on_signal(signum: int, _frame: FrameType | None) -> None:
+        first = not stop_event.is_set()
+        stop_event.set()
+        if first and not serving.is_set():
+            raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    die_with_parent()
+
+    pool: JudgePool | None = None
+    try:
+        pool = prepare_pool(
+            args.replicas,
+            model_dir=args.model,
+            gpu=args.gpu,
+            port=args.port,
+            served_model_name=args.served_model_name,
+            ready_timeout=args.ready_timeout,
+        )
+        pool.start()
+        serving.set()
+        if stop_event.is_set():
+            return 0
+        with contextlib.suppress(Exception):
+            log(f"vLLM version {pool.version()}, model {pool.served_model_name}, {args.replicas} replicas")
+        print(f"JUDGE_BASE_URL={pool.base_url}", flush=True)
+        print(f"JUDGE_MODEL={pool.served_model_name}", flush=True)
+        print(f"JUDGE_REPLICAS={len(pool.servers)}", flush=True)
+        print(f"JUDGE_REPLICA_URLS={','.join(pool.replica_urls)}", flush=True)
+        print(f"JUDGE_ROUTER_METRICS={pool.router.metrics_url}", flush=True)
+        gone: set[int] = set()
+        while not stop_event.wait(1.0):
+            for k, server in enumerate(pool.servers):
+                if k not in gone and not server.running():
+                    gone.add(k)
+                    log(f"replica {server.root_url} exited; the pool goes on\n" + server.log_tail(10))
+            if not pool.router.running():
+                log("vllm-router exited on its own\n" + pool.router.log_tail())
+                return 1
+            if len(gone) == len(pool.servers):
+                log("every replica exited")
+                return 1
+        log("stopping the judge pool")
+        return 0
+    except RuntimeSetupError as exc:
+        log(f"error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        log("interrupted before the judge pool was ready")
+        return 130
+    finally:
+        if pool is not None:
+            pool.stop()

@@ -39,3 +39,9 @@ SMOLLM2_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 SMOLLM2_MODEL_DIRNAME = "smollm2-135m-instruct"
 SMOLLM2_SERVED_NAME = "smollm2-135m-instruct"
+
+#: the router in front of several judge servers (`serve.sh --judge cpu --replicas N`): vllm-router
+#: from PyPI (a Rust binary in a wheel), in its own venv beside the vLLM one.
+VLLM_ROUTER_VERSION = "0.1.17"
+VLLM_ROUTER_VENV_NAME = f"vllm-router-{VLLM_ROUTER_VERSION}"
+VLLM_ROUTER_REQUIREMENTS: tuple[str, ...] = (f"vllm-router=={VLLM_ROUTER_VERSION}",)

