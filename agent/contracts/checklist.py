@@ -52,8 +52,11 @@ class NumberFinding(BaseModel):
 
 class PathFinding(BaseModel):
     cited: str
-    status: Literal["exists", "missing", "symbol_missing", "unknown"]
+    status: Literal["exists", "missing", "symbol_missing", "unknown", "moved"]
     detail: str = ""
+    moved_to: list[str] = Field(
+        default_factory=list, description="for a moved path: where it lives at the pin"
+    )
 
 
 class CapacityFinding(BaseModel):
@@ -84,9 +87,12 @@ class Checks(BaseModel):
     sentences: int = Field(
         default=0, description="distinct sentences to the interviewer that name a specific or show order"
     )
-    structure: int = Field(default=0, description="lines or sentences that show order (steps, bullets, arrows)")
+    structure: int = Field(
+        default=0, description="lines or sentences that show order (steps, bullets, arrows)"
+    )
     specifics: list[str] = Field(
-        default_factory=list, description="distinct concrete specifics: paths, identifiers, metrics, quantities"
+        default_factory=list,
+        description="distinct concrete specifics: paths, identifiers, metrics, quantities",
     )
     misconceptions: list[MisconceptionFinding] = Field(
         default_factory=list, description="catalogued wrong claims the answer asserts"

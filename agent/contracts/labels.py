@@ -128,6 +128,13 @@ GATES: dict[str, Label] = {
         ),
         "zh": ("具体内容太少", "具体的东西（文件、指标、带单位的数字）太少，得不到更高分。"),
     },
+    "moved_path": {
+        "en": (
+            "Path from an earlier release",
+            "A cited file has moved since the release it comes from; a 5 needs claims scoped to the pinned version.",
+        ),
+        "zh": ("引用了旧版本路径", "引用的文件在锁定版本中已迁移；5 分需要针对当前锁定版本的说法。"),
+    },
     "outside_rubric": {
         "en": (
             "Not asked by the rubric",

@@ -216,7 +216,12 @@ def default_path_checker() -> PathChecker:
 
     def run(cited: str) -> PathFinding:
         r = check_path(cited)
-        return PathFinding(cited=cited, status=r.status.value, detail=r.reason)
+        return PathFinding(
+            cited=cited,
+            status=r.status.value,
+            detail=r.reason,
+            moved_to=r.matches if r.status.value == "moved" else [],
+        )
 
     return run
 

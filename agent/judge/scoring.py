@@ -117,10 +117,15 @@ def score_round(
                 bounds.cap(d, int(cap), "few_specifics")
                 break
     n_wrong = len(checklist.checks.misconceptions)
-    for least, cap in cfg.get("misconception_caps", []):  # confident wrong claims: the rest is not trusted either
+    for least, cap in cfg.get(
+        "misconception_caps", []
+    ):  # confident wrong claims: the rest is not trusted either
         if n_wrong >= int(least):
             for d in cfg.get("misconception_cap_dimensions", []):
                 bounds.cap(d, int(cap), "misconceptions")
+    if any(p.status == "moved" for p in checklist.checks.paths):  # real code, an older release's layout
+        for d, cap in cfg.get("moved_path_caps", {}).items():
+            bounds.cap(d, int(cap), "moved_path")
     ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
     apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
 
@@ -220,6 +225,9 @@ def score_round(
     if unjudged:
         titles = ", ".join(rubric.dimensions[d].title.get(lang) for d in unjudged)
         notes.append(msgs["unjudged"][lang].format(dimensions=titles, cap=int(cfg.get("unjudged_cap", 2))))
+    for path in checklist.checks.paths:
+        if path.status == "moved":
+            notes.append(msgs["moved_path"][lang].format(cited=path.cited, now=", ".join(path.moved_to)))
     for m in checklist.checks.misconceptions:
         notes.append(
             msgs["misconception"][lang].format(

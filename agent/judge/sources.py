@@ -66,7 +66,12 @@ class Sources:
 
         def run(cited: str) -> PathFinding:
             r = check_path(cited, symbols=symbols or None)
-            return PathFinding(cited=cited, status=r.status.value, detail=r.reason)
+            return PathFinding(
+                cited=cited,
+                status=r.status.value,
+                detail=r.reason,
+                moved_to=r.matches if r.status.value == "moved" else [],
+            )
 
         return run
 

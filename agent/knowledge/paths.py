@@ -15,9 +15,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, Field
 
-from agent.knowledge.pin import expand_braces, load_pin
+from agent.knowledge.pin import expand_braces, knowledge_dir, load_pin
 
 SymbolTable = Mapping[str, Iterable[str]]
 """path -> symbols defined in it (`Scheduler`, `Scheduler.schedule`, `Scheduler.running`, `logger`)."""
@@ -41,6 +42,9 @@ class PathStatus(StrEnum):
     SYMBOL_MISSING = "symbol_missing"
     UNKNOWN = "unknown"
     """Outside vllm/ (tests/, csrc/, docs/ …): the pinned list does not cover it; never a flag."""
+    MOVED = "moved"
+    """A file of an earlier release, moved or split before the pin (knowledge/moved_paths.yaml): the
+    report says where it lives now; never a flag (an invented path is `missing`)."""
 
 
 class PathCheck(BaseModel):
@@ -62,7 +66,7 @@ class PathCheck(BaseModel):
 
     @property
     def ok(self) -> bool:
-        return self.status in (PathStatus.EXISTS, PathStatus.UNKNOWN)
+        return self.status in (PathStatus.EXISTS, PathStatus.UNKNOWN, PathStatus.MOVED)
 
 
 def paths_file() -> Path:
@@ -81,6 +85,17 @@ def known_paths(path: Path | None = None) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=4)
+def _read_moved(path: Path) -> dict[str, tuple[str, ...]]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return {m["old"]: tuple(m["now"]) for m in data.get("moved", [])}
+
+
+def moved_paths(path: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """Old path -> the pinned paths that hold it now (knowledge/moved_paths.yaml)."""
+    return _read_moved((path or knowledge_dir() / "moved_paths.yaml").resolve())
+
+
 def _dirs(paths: frozenset[str]) -> frozenset[str]:
     out: set[str] = set()
     for p in paths:
@@ -211,6 +226,11 @@ def check_path(
             **extra,
         )
 
+    moved = moved_paths() if known is None else {}
+    if missing and all(m in moved for m in missing):
+        now = [n for m in missing for n in moved[m]]
+        matches.extend(now)
+        return result(PathStatus.MOVED, "moved before the pin; now " + ", ".join(now))
     if missing:
         return result(
             PathStatus.MISSING, "not in the pinned vLLM tree: " + ", ".join(missing), missing=missing

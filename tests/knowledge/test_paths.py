@@ -124,3 +124,17 @@ def test_citations_are_found_in_chinese_and_english_text() -> None:
     ]
     statuses = [c.status for c in check_citations(text)]
     assert statuses == [PathStatus.EXISTS] * 4 + [PathStatus.MISSING]
+
+
+def test_moved_paths_are_gone_at_the_pin_and_point_to_pinned_files() -> None:
+    from agent.knowledge.paths import moved_paths
+
+    paths, moved = known_paths(), moved_paths()
+    assert moved
+    for old, now in moved.items():
+        assert old not in paths, old
+        assert now and all(n in paths for n in now), (old, now)
+        r = check_path(old)
+        assert r.status is PathStatus.MOVED and r.ok and set(now) <= set(r.matches)
+    near = check_path("vllm/entrypoints/openai/serving_chat_v2.py")
+    assert near.status is PathStatus.MISSING and not near.ok
