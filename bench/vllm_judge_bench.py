@@ -315,9 +315,9 @@ def main(argv: list[str] | None = None) -> int:
             run.metrics = {m: after[m] - before[m] for m in METRICS}
             run.stats = dict(Counter(judge.stats) - before_stats)
             run.fallbacks = [
-                f"{a.id}: {r.judge.fallback_reason}"
+                f"{a.id}: {r.fallback_reason}"
                 for a, r in zip(answers, results, strict=True)
-                if r.judge is not None and r.judge.fallback
+                if r.fell_back
             ]
             runs.append(run)
             d = run.as_dict(len(answers))

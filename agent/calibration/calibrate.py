@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from agent.calibration import metrics as m
 from agent.calibration.evaluation import GradedSet
-from agent.calibration.grade import Job, assess_all, fell_back
+from agent.calibration.grade import Job, assess_all
 from agent.calibration.metrics import FlagCounts, Metric
 from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.judge.base import Judge
@@ -247,9 +247,9 @@ def item_records(gs: GradedSet, runs: Sequence[dict[str, RoundAssessment]]) -> l
             total=results[a.id].total,
             flags=list(results[a.id].flags),
             expected_flags=list(a.expected.flags),
-            fallback=fell_back(results[a.id]),
+            fallback=results[a.id].fell_back,
             runs=[{str(d): v for d, v in r[a.id].scores.items()} for r in runs],
-            fallback_runs=[fell_back(r[a.id]) for r in runs],
+            fallback_runs=[r[a.id].fell_back for r in runs],
         )
         for a in gs.answers
     ]
@@ -316,7 +316,7 @@ def read_overrides(path: Path | None) -> tuple[list[Override], str, str | None]:
 
 def spread(gs: GradedSet, runs: Sequence[dict[str, RoundAssessment]]) -> Spread:
     """Per dimension, over the items the chosen judge scored in every run."""
-    left_out = [a.id for a in gs.answers if any(fell_back(r[a.id]) for r in runs)]
+    left_out = [a.id for a in gs.answers if any(r[a.id].fell_back for r in runs)]
     ids = [a.id for a in gs.answers if a.id not in left_out]
 
     def dim(name: str, per_run: list[list[int]]) -> SpreadDim:
@@ -363,12 +363,8 @@ def calibrate(
     ov = override_stats(overrides, judge_info, overrides_source)
     if overrides_note:
         ov.notes.insert(0, overrides_note)
-    left_out = [a.id for a in gs.answers if fell_back(first[a.id])]
-    reasons: set[str] = set()
-    for r in runs:
-        for ra in r.values():
-            if ra.judge is not None and ra.judge.fallback:
-                reasons.add(ra.judge.fallback_reason or "?")
+    left_out = [a.id for a in gs.answers if first[a.id].fell_back]
+    reasons = {ra.fallback_reason or "?" for r in runs for ra in r.values() if ra.fell_back}
     return CalibrationReport(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         judge=judge_info,
@@ -376,7 +372,7 @@ def calibrate(
         graded=graded_stats(gs, first, graded_source, left_out),
         overrides=ov,
         spread=spread(gs, runs) if repeat > 1 else None,
-        fallbacks=sum(1 for r in runs for x in r.values() if fell_back(x)),
+        fallbacks=sum(1 for r in runs for x in r.values() if x.fell_back),
         fallback_reasons=sorted(reasons)[:20],
         items=item_records(gs, runs),
     )

@@ -243,7 +243,7 @@ def run_eval(
     for a in gs.answers:
         ra = assess_answer(rubric, a.round, a.as_answer(), a.language, judge=judge, info=info)
         results[a.id] = ra
-        fallbacks += bool(ra.judge is not None and ra.judge.fallback)
+        fallbacks += ra.fell_back
         tier = next(t for t, kinds in TIERS.items() if a.kind in kinds)
         oor: dict[Dimension, tuple[int, tuple[int, int]]] = {}
         for d in DIMENSIONS:

@@ -42,8 +42,3 @@ def assess_all(
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         results = list(pool.map(one, jobs))
     return {j.key: r for j, r in zip(jobs, results, strict=True)}
-
-
-def fell_back(ra: RoundAssessment) -> bool:
-    """The chosen judge did not produce this assessment (it failed; the embedded judge scored)."""
-    return ra.judge is not None and ra.judge.fallback

@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from agent.calibration.evaluation import GradedAnswer, GradedSet
-from agent.calibration.grade import Job, assess_all, fell_back
+from agent.calibration.grade import Job, assess_all
 from agent.calibration.metrics import Metric
 from agent.config import repo_root
 from agent.contracts.report import JudgeInfo, RoundAssessment
@@ -223,7 +223,7 @@ def run_probes(
     skipped: dict[str, int] = {}
 
     def comparable(probe: str, *sides: RoundAssessment) -> bool:
-        if any(fell_back(x) for x in sides):
+        if any(x.fell_back for x in sides):
             skipped[probe] = skipped.get(probe, 0) + 1
             return False
         return True
@@ -319,7 +319,7 @@ def run_probes(
         ),
     ]
     all_runs: list[dict[str, RoundAssessment]] = [base, got, reordered]
-    fallbacks = sum(1 for r in all_runs for x in r.values() if fell_back(x))
+    fallbacks = sum(1 for r in all_runs for x in r.values() if x.fell_back)
     first = next(iter([*base.values(), *got.values()]), None)
     judge_info = info or (first.judge if first is not None else None) or _embedded_info(rubric)
     return ProbeReport(judge=judge_info, probes=results, fallbacks=fallbacks)

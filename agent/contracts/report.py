@@ -5,6 +5,7 @@ Its field names are relied on by other tools; fields beyond them are additions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -56,6 +57,18 @@ class JudgeInfo(BaseModel):
         default=None, exclude_if=_absent, description="the sampling seed of each of the K gradings"
     )
 
+    def over_rounds(self, rounds: Sequence[RoundAssessment]) -> JudgeInfo:
+        """This provenance as the report of `rounds` carries it: `fallback` when any round fell back
+        (itself when that is already so)."""
+        fallback = any(r.fell_back for r in rounds)
+        return self if fallback == self.fallback else self.model_copy(update={"fallback": fallback})
+    # a judge pool (several vLLM servers behind vllm-router, `endpoint` the router's); absent otherwise
+    replicas: list[str] | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="the judge server (host:port) that answered each of the round's requests, in part order",
+    )
+
 
 class DimensionScore(BaseModel):
     dimension: Dimension
@@ -85,6 +98,16 @@ class RoundAssessment(BaseModel):
         default_factory=list, description="vLLM source behind the round, with permalinks"
     )
     checklist: Checklist | None = None
+
+    @property
+    def fell_back(self) -> bool:
+        """The configured judge failed on this round and the embedded judge scored it (`judge_fallback`)."""
+        return self.judge is not None and self.judge.fallback
+
+    @property
+    def fallback_reason(self) -> str | None:
+        """Why the judge fell back on this round; None when it did not."""
+        return self.judge.fallback_reason if self.judge is not None and self.judge.fallback else None
 
 
 class DimensionSpread(BaseModel):

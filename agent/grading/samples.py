@@ -141,7 +141,7 @@ def combine(rubric: Rubric, reports: list[Report], info: JudgeInfo, *, determini
         rounds.append(ra)
         spreads.append(rs)
     risks, actions = risks_and_actions(rubric, rounds, first.language)
-    fell = next((ra.judge for ra in rounds if ra.judge is not None and ra.judge.fallback), None)
+    fell = next((ra.judge for ra in rounds if ra.fell_back), None)
     judge = info
     if fell is not None and not info.fallback:
         judge = info.model_copy(update={"fallback": True, "fallback_reason": fell.fallback_reason})
@@ -158,14 +158,10 @@ def combine(rubric: Rubric, reports: list[Report], info: JudgeInfo, *, determini
     )
 
 
-def _fell_back(ra: RoundAssessment) -> bool:
-    return ra.judge is not None and ra.judge.fallback
-
-
 def _median_round(
     rubric: Rubric, samples: list[RoundAssessment], info: JudgeInfo, lang: Lang
 ) -> tuple[RoundAssessment, RoundSpread]:
-    fallbacks = [i for i, ra in enumerate(samples) if _fell_back(ra)]
+    fallbacks = [i for i, ra in enumerate(samples) if ra.fell_back]
     all_fallback = len(fallbacks) == len(samples)
     counted = (
         list(range(len(samples))) if all_fallback else [i for i in range(len(samples)) if i not in fallbacks]

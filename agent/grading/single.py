@@ -46,8 +46,6 @@ def grade_transcript(
     risks, actions = risks_and_actions(rubric, rounds, t.language)
     base = info or rounds[0].judge
     assert base is not None
-    fallback = any(r.judge is not None and r.judge.fallback for r in rounds)
-    judge_info = base.model_copy(update={"fallback": fallback}) if fallback != base.fallback else base
     return Report(
-        id=t.id, judge=judge_info, rounds=rounds, risks=risks, next_actions=actions, language=t.language
+        id=t.id, judge=base.over_rounds(rounds), rounds=rounds, risks=risks, next_actions=actions, language=t.language
     )

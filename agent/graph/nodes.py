@@ -489,8 +489,7 @@ def final_report(state: InterviewState, runtime: Runtime[GraphContext]) -> Updat
     lang = state["language"]
     rounds = [RoundAssessment.model_validate(a) for a in state["assessments"]]
     risks, actions = risks_and_actions(ctx.rubric, rounds, lang)
-    fallback = any(r.judge is not None and r.judge.fallback for r in rounds)
-    info = ctx.info.model_copy(update={"fallback": fallback}) if fallback != ctx.info.fallback else ctx.info
+    info = ctx.info.over_rounds(rounds)
     project = [
         TranscriptRound.model_validate(r) for r in state["transcript"] if r["round"] == "project-experience"
     ]
