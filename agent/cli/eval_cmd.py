@@ -139,13 +139,14 @@ def run(
 
 
 def _concurrency(judge: Judge, n: int, kind: str) -> int:
-    """Answers at once (`n`, else 4 for vLLM and 1 otherwise); a vLLM judge then has at most as many
-    requests in flight."""
-    from agent.judge.factory import set_in_flight
+    """Answers at once (`n`, else 4 for vLLM and 1 otherwise) per judge server; a vLLM judge then has
+    at most as many requests in flight at each server (a pool behind vllm-router: N servers, N times as
+    many answers at once)."""
+    from agent.judge.factory import replicas_of, set_in_flight
 
-    workers = n or (4 if kind == "vllm" else 1)
-    set_in_flight(judge, workers)
-    return workers
+    per_server = n or (4 if kind == "vllm" else 1)
+    set_in_flight(judge, per_server)
+    return per_server * replicas_of(judge)
 
 
 @app.command("calibrate")

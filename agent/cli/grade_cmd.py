@@ -44,7 +44,8 @@ def grade(
         typer.Option(
             "--concurrency",
             min=0,
-            help="transcripts graded at once, and the most requests a vLLM judge has in flight (0: 8 for vLLM)",
+            help="transcripts graded at once, and the most requests a vLLM judge has in flight (0: 8 for vLLM);"
+            " per server behind a judge pool's router",
         ),
     ] = 0,
     no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
@@ -82,7 +83,7 @@ def grade(
     except RubricError as e:
         err.print(f"[red]rubric error:[/] {e}")
         raise typer.Exit(2) from e
-    from agent.judge.factory import make_judge, set_in_flight
+    from agent.judge.factory import make_judge, replicas_of, set_in_flight
 
     jd, info, why = make_judge(judge.value, rubric, holistic=not no_holistic)
     if why:
@@ -125,8 +126,9 @@ def grade(
         sources = Sources.open()
         if sources.note:
             err.print(f"[yellow]sources:[/] {sources.note}")
-    workers = concurrency or (8 if info.kind == "vllm" else 1)
-    set_in_flight(jd, workers)
+    per_server = concurrency or (8 if info.kind == "vllm" else 1)
+    set_in_flight(jd, per_server)
+    workers = per_server * replicas_of(jd)  # a judge pool: as many transcripts at once per server
 
     def emit(o: Outcome) -> None:
         if o.error:

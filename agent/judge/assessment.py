@@ -117,6 +117,9 @@ def assess_answer(
         clean = [s for s in clean if s.turn not in outside]
     try:
         fill = judge.fill(rubric, round_id, text, lang, checks, clean, snippets=prompt_text(found))
+        served = getattr(fill, "served_by", None)  # a judge pool says which server answered each part
+        if served:
+            info = info.model_copy(update={"replicas": list(served)})
     except JudgeUnavailable as e:
         fill = EmbeddedJudge().fill(rubric, round_id, text, lang, checks, clean)
         info = info.model_copy(update={"fallback": True, "fallback_reason": str(e)[:300]})

@@ -10,8 +10,9 @@ from agent.judge.base import Judge, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge
 from agent.rubric.loader import Rubric
 
-#: requests a vLLM judge sends at once unless the command says otherwise: every part of one round
-#: (at most 4), so one answer in the app is graded in about the time of its longest part
+#: requests a vLLM judge sends at once to each server unless the command says otherwise: every part of
+#: one round (at most 4), so one answer in the app is graded in about the time of its longest part. A
+#: pool of N servers behind vllm-router gets N times as many (agent/judge/vllm_pool.py).
 DEFAULT_IN_FLIGHT = 4
 
 
@@ -41,7 +42,7 @@ def make_judge(
             reason = "JUDGE_BASE_URL is not set (start one with ./serve.sh --judge cpu --judge-only)"
             return embedded, info.model_copy(update={"fallback": True, "fallback_reason": reason}), reason
         return embedded, info, "no JUDGE_BASE_URL: the embedded judge scores"
-    from agent.judge.vllm import VllmJudge
+    from agent.judge.vllm_pool import PooledVllmJudge
 
     try:
         served = model or config.judge_model()
@@ -49,17 +50,23 @@ def make_judge(
             served and Path(served).expanduser().is_dir()
         ):  # serve.sh's JUDGE_MODEL is a folder: ask the server
             served = None
-        vj = VllmJudge(url, served, holistic=holistic, max_in_flight=in_flight)
-    except JudgeUnavailable as e:
+        vj = PooledVllmJudge(url, served, holistic=holistic, max_in_flight=in_flight)
+    except (JudgeUnavailable, ValueError) as e:  # ValueError: a JUDGE_REPLICAS that is not a number
         if kind == "vllm":
             return embedded, info.model_copy(update={"fallback": True, "fallback_reason": str(e)}), str(e)
         return embedded, info, f"{e}: the embedded judge scores"
     return vj, vj.info(rubric), None
 
 
+def replicas_of(judge: Judge) -> int:
+    """How many servers answer for `judge`: the pool's size for a vLLM judge, else 1."""
+    return int(getattr(judge, "replicas", 1) or 1)
+
+
 def set_in_flight(judge: Judge, n: int) -> None:
-    """A batch of `n` in flight: a vLLM judge then has at most `n` requests at the server at once
-    (a round's parts count one each); other judges have no server and are left as they are."""
+    """A batch of `n` in flight: a vLLM judge then has at most `n` requests at each server at once
+    (a round's parts count one each; n × replicas behind a router); other judges have no server and are
+    left as they are."""
     from agent.judge.vllm import VllmJudge
 
     if isinstance(judge, VllmJudge):

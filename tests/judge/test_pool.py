@@ -26,6 +26,7 @@ import pytest
 
 from agent import config
 from agent.judge.assessment import assess_answer
+from agent.judge.factory import make_judge, replicas_of, set_in_flight
 from agent.judge.runtime.pool import JudgePool, core_sets, pool_of
 from agent.judge.runtime.replica_header import HEADER, ReplicaHeader, install_middleware
 from agent.judge.runtime.server import port_is_open
@@ -212,6 +213,11 @@ def test_the_pool_keeps_both_replicas_busy_and_says_who_answered(
             )
         )
     assert all(ra.judge is not None and not ra.judge.fallback for ra in ras)
+    # the report's provenance names the server of each part
+    for ra in ras:
+        assert ra.judge is not None and ra.judge.replicas and set(ra.judge.replicas) <= names, ra.judge
+        assert ra.judge.endpoint == standin_pool.base_url.removeprefix("http://").removesuffix("/v1")
+        assert "replicas" in ra.model_dump(mode="json")["judge"]
     counts = collections.Counter(judge._served.values())
     assert set(counts) == names, counts  # both replicas answered
     # a round's parts went to one replica (the router hashes the session key of its messages)
@@ -228,6 +234,15 @@ def _checks(rubric: Rubric, answer: str) -> tuple[Any, Any]:
 
     sents = list(sentences(answer))
     return run_checks(ROUND, answer, rubric.lexicon, sents=sents), sents
+
+
+def test_make_judge_gives_the_pooled_judge(standin_pool: JudgePool, rubric: Rubric) -> None:
+    judge, info, note = make_judge("vllm", rubric, base_url=standin_pool.base_url)
+    assert note is None and info.kind == "vllm" and info.model == "standin"
+    assert isinstance(judge, PooledVllmJudge) and replicas_of(judge) == 2
+    set_in_flight(judge, 3)
+    assert judge.max_in_flight == 6
+    assert "replicas" not in info.model_dump(mode="json")  # a report-level provenance stays as it was
 
 
 def test_a_replica_killed_mid_batch_loses_nothing(standin_pool: JudgePool, rubric: Rubric) -> None:
