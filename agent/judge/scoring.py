@@ -151,6 +151,7 @@ def score_round(
                 and overall >= float(floor.get("min_coverage", 0.0))
                 and c.structure >= int(floor.get("min_structure", 0))
                 and len(c.specifics) >= int(floor.get("min_specifics", 0))
+                and not (floor.get("without_weak") and n_weak)
             ):
                 level = max(level, int(floor["level"]))
         upper = bounds.upper(d)

@@ -237,3 +237,16 @@ def test_a_path_from_an_earlier_release_is_noted_and_capped_not_flagged(rubric: 
     assert moved_en.scores["evidence"] > invented.scores["evidence"]
     assert any("chat_completion/protocol.py" in n and "earlier vLLM release" in n for n in moved_en.notes)
     assert any("chat_completion/protocol.py" in n and "较早" in n for n in moved_zh.notes)
+
+
+def test_accuracy_1_needs_an_error_or_nothing_covered(rubric: Rubric) -> None:
+    """1 is "wrong or absent": a thin answer that covers something and says nothing wrong is at least 2; a
+    catalogued wrong claim or an empty reply still gets 1."""
+    thin = (
+        "We fixed the model, the GPU and the prompt file, and ran 32 clients; throughput went up after the "
+        "change, TTFT went down."
+    )
+    wrong = "PagedAttention swaps the KV cache to CPU memory when the GPU is full, that is the whole idea."
+    assert assess_answer(rubric, "project-experience", thin, "en").scores["accuracy"] == 2
+    assert assess_answer(rubric, "project-experience", wrong, "en").scores["accuracy"] == 1
+    assert assess_answer(rubric, "concepts", "I am not sure.", "en").scores["accuracy"] == 1
