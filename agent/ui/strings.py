@@ -213,6 +213,16 @@ STRINGS: dict[str, dict[Lang, str]] = {
     },
     "download_json": {"en": "Download JSON", "zh": "下载 JSON"},
     "download_md": {"en": "Download Markdown", "zh": "下载 Markdown"},
+    "download_package": {"en": "Download evidence package (zip)", "zh": "下载证据包（zip）"},
+    "download_package_page": {"en": "Evidence package page (HTML)", "zh": "证据包页面（HTML）"},
+    "package_hint": {
+        "en": "The evidence package is for a coach to read offline: one printable page with the questions as "
+        "asked, your assumption table, the capacity formulas re-derived, the score sheet with overrides, "
+        "disputed evidence, the full transcript and what to do next time; the zip adds package.json and its "
+        "schema.",
+        "zh": "证据包供教练离线阅读：一页可打印的页面，包含实际提问、你的假设表、重新推导的容量公式、含人工修改的评分表、"
+        "有争议的证据、完整记录和下次的改进行动；zip 另含 package.json 及其结构定义。",
+    },
     "risks": {"en": "Risks (never hidden by the total)", "zh": "风险（总分不掩盖）"},
     "next_actions": {"en": "Next actions", "zh": "下一步练习"},
     "effective_section": {"en": "Effective scores (after overrides)", "zh": "生效分数（含人工修改）"},

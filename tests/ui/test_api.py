@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -281,8 +282,21 @@ def test_reports_chart_history_comparison_and_downloads(served: Served, tmp_path
     assert sessions["value"] == second
     assert [row[0] for row in history["data"]][:2] == [second, first]
     assert (a["value"], b["value"]) == (first, second)
-    status, plot, summary, json_file, md_file = c.predict(second, "en", api_name="/open_report")
+    status, plot, summary, json_file, md_file, pkg_zip, pkg_page = c.predict(
+        second, "en", api_name="/open_report"
+    )
     assert status == "" and plot is not None and "Concept quick-fire" in summary
+    # the session's evidence package: the zip (page, package.json, its schema) and the page alone, now
+    # enabled (an update: its value and interactive)
+    assert pkg_zip["interactive"] is True and pkg_page["interactive"] is True
+    pkg_zip, pkg_page = pkg_zip["value"], pkg_page["value"]
+    with zipfile.ZipFile(pkg_zip) as z:
+        assert sorted(z.namelist()) == sorted(
+            f"evidence-{second}/{n}" for n in ("index.html", "package.json", "package.schema.json")
+        )
+        assert json.loads(z.read(f"evidence-{second}/package.json"))["session"]["id"] == second
+    assert Path(pkg_zip).name == f"evidence-{second}.zip"
+    assert f"Evidence package: {second}" in Path(pkg_page).read_text(encoding="utf-8")
     doc = json.loads(Path(json_file).read_text(encoding="utf-8"))
     assert doc["id"] == second and len(doc["effective_scores"]) == 5 and doc["judge"]["rubric_version"]
     md = Path(md_file).read_text(encoding="utf-8")

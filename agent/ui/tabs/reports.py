@@ -1,4 +1,5 @@
-"""Reports: the owner's finished sessions, a radar chart per round, two attempts compared, downloads."""
+"""Reports: the owner's finished sessions, a radar chart per round, two attempts compared, downloads
+(the report as JSON and Markdown; a session's evidence package as one page and as a zip, `agent.package`)."""
 
 from __future__ import annotations
 
@@ -31,10 +32,15 @@ def build(ctx: AppContext) -> None:
         rep_state = gr.State(None)
         with gr.Row():
             rep_sessions = T(
-                gr.Dropdown, {"label": "my_sessions"}, choices=[], scale=3, allow_custom_value=True
+                gr.Dropdown,
+                {"label": "my_sessions"},
+                choices=[],
+                scale=3,
+                allow_custom_value=True,
+                elem_id="reports-sessions",
             )
             rep_refresh = T(gr.Button, {"value": "refresh"}, scale=1)
-            rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1)
+            rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1, elem_id="reports-open")
             rep_use_review = T(gr.Button, {"value": "use_review"}, scale=1)
         rep_status = gr.Markdown("", elem_id="reports-status")
         with gr.Row():
@@ -45,6 +51,23 @@ def build(ctx: AppContext) -> None:
                 with gr.Row():
                     rep_json = T(gr.DownloadButton, {"label": "download_json"}, value=None)
                     rep_md = T(gr.DownloadButton, {"label": "download_md"}, value=None)
+                with gr.Row():
+                    rep_pkg_zip = T(
+                        gr.DownloadButton,
+                        {"label": "download_package"},
+                        value=None,
+                        interactive=False,
+                        variant="primary",
+                        elem_id="download-package",
+                    )
+                    rep_pkg_html = T(
+                        gr.DownloadButton,
+                        {"label": "download_package_page"},
+                        value=None,
+                        interactive=False,
+                        elem_id="download-package-page",
+                    )
+                T(gr.Markdown, {"value": "package_hint"}, elem_id="package-hint")
         rep_history = T(
             gr.Dataframe,
             {"label": "history", "headers": history_headers},
@@ -63,10 +86,11 @@ def build(ctx: AppContext) -> None:
 
     common = ctx.common
     listed = [rep_sessions, rep_history, rep_a, rep_b]
-    rep_outputs = [rep_state, rep_status, rep_chart, rep_summary, rep_json, rep_md]
+    rep_outputs = [rep_state, rep_status, rep_chart, rep_summary, rep_json, rep_md, rep_pkg_zip, rep_pkg_html]
     rep_refresh.click(ctx.bind(refresh_reports), common, listed, api_name="list_reports")
     tab_reports.select(ctx.bind(refresh_reports), common, listed, api_name="reports_tab")
     rep_open.click(ctx.bind(open_report), [rep_sessions, *common], rep_outputs, api_name="open_report")
+    rep_sessions.select(ctx.bind(open_report), [rep_sessions, *common], rep_outputs, api_name="select_report")
     rep_use_review.click(
         ctx.bind(use_review_report), [ctx.report_state, ctx.ui], rep_outputs, api_name="use_review_report"
     )
@@ -121,8 +145,30 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
     ]
 
 
-def show_report(ctx: AppContext, report: Report, ui: Lang, key: str | None = None) -> list[Any]:
-    """The report's chart, summary and downloads; `key`: the id its overrides are kept under."""
+def package_files(ctx: AppContext, session_id: str, owner: str) -> tuple[str, str]:
+    """(the zip, the page) of the owner's session's evidence package, written for download; as the
+    CLI's `interview package SESSION --owner OWNER`: SessionNotFound when it is not the owner's."""
+    from agent.package import build_package
+    from agent.package.folder import files, write
+
+    pkg = build_package(session_id, owner=owner, rubric=ctx.rubric)
+    folder = download_dir()
+    name = f"evidence-{safe_name(session_id)}"
+    (zipped,) = write(pkg, folder / name, "zip")
+    page = folder / f"{name}.html"
+    page.write_bytes(files(pkg, "html")["index.html"])
+    return str(zipped), str(page)
+
+
+def no_package() -> list[Any]:
+    return [gr.update(value=None, interactive=False)] * 2
+
+
+def show_report(
+    ctx: AppContext, report: Report, ui: Lang, key: str | None = None, package: tuple[str, str] | None = None
+) -> list[Any]:
+    """The report's chart, summary and downloads; `key`: the id its overrides are kept under;
+    `package`: the session's evidence package (zip, page), when the report is of the owner's session."""
     rubric = ctx.rubric
     key = key or report.id
     eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
@@ -149,6 +195,7 @@ def show_report(ctx: AppContext, report: Report, ui: Lang, key: str | None = Non
         views.report_summary_md(report, rubric, ui, eff),
         str(jpath),
         str(mpath),
+        *([gr.update(value=f, interactive=True) for f in package] if package else no_package()),
     ]
 
 
@@ -157,20 +204,23 @@ def open_report(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not sid:
-        return [gr.update(), f"⚠️ {t('need_session_id', ui)}", *[gr.update()] * 4]
+        return [gr.update(), f"⚠️ {t('need_session_id', ui)}", *[gr.update()] * 4, *no_package()]
+    owner = ctx.owner_of(owner_v, request)
     try:
-        view = graph.get_session(sid, owner=ctx.owner_of(owner_v, request))
+        view = graph.get_session(sid, owner=owner)
+        package = package_files(ctx, view.session_id, owner)
     except SessionError as e:
-        return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4]
+        return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4, *no_package()]
     if view.report is None:
-        return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4]
-    return show_report(ctx, view.report, ui)
+        return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4, *no_package()]
+    return show_report(ctx, view.report, ui, package=package)
 
 
 def use_review_report(ctx: AppContext, rep: dict[str, Any] | None, ui_v: str) -> list[Any]:
     ui = lang_of(ui_v)
     if not rep:
-        return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4]
+        return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4, *no_package()]
+    # an uploaded report, or someone else's session under review: no evidence package from here
     return show_report(ctx, SessionReport.model_validate(rep["report"]), ui, rep.get("key"))
 
 
