@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.calibration.evaluation import SPLITS, EvalResult, GradedSet, load_graded_set, run_eval
-from agent.judge.base import Judge
+from agent.judge.factory import DEFAULT_IN_FLIGHT, batch_size
 from agent.rubric import load_rubric
 
 app = typer.Typer(help="Measure the judge on graded answers.", invoke_without_command=True)
@@ -77,7 +77,7 @@ def run(
         typer.Option(
             "--concurrency",
             min=0,
-            help="the most requests a vLLM judge has in flight (0: 4 for vLLM, else 1)",
+            help=f"the most requests a vLLM judge has in flight (0: {DEFAULT_IN_FLIGHT} for vLLM, else 1)",
         ),
     ] = 0,
 ) -> None:
@@ -95,7 +95,7 @@ def run(
     if why:
         err.print(f"[yellow]judge:[/] {why}")
     if info.kind == "vllm":
-        _concurrency(jd, concurrency, info.kind)
+        batch_size(jd, concurrency)
     results = {n: run_eval(rubric, gs, judge=jd, info=info) for n, gs in sets.items()}
     t = Table(title=f"judge {info.kind}:{info.model} · {rubric.version}")
     t.add_column("measure")
@@ -138,17 +138,6 @@ def run(
         )
 
 
-def _concurrency(judge: Judge, n: int, kind: str) -> int:
-    """Answers at once (`n`, else 4 for vLLM and 1 otherwise) per judge server; a vLLM judge then has
-    at most as many requests in flight at each server (a pool behind vllm-router: N servers, N times as
-    many answers at once)."""
-    from agent.judge.factory import replicas_of, set_in_flight
-
-    per_server = n or (4 if kind == "vllm" else 1)
-    set_in_flight(judge, per_server)
-    return per_server * replicas_of(judge)
-
-
 @app.command("calibrate")
 def calibrate_cmd(
     graded: Annotated[
@@ -171,7 +160,8 @@ def calibrate_cmd(
         typer.Option(
             "--concurrency",
             min=0,
-            help="answers graded at once, and the most requests a vLLM judge has in flight (0: 4 for vLLM, else 1)",
+            help="answers graded at once, and the most requests a vLLM judge has in flight "
+            f"(0: {DEFAULT_IN_FLIGHT} for vLLM, else 1)",
         ),
     ] = 0,
 ) -> None:
@@ -202,7 +192,7 @@ def calibrate_cmd(
             overrides_source=f"override log {log_path}",
             overrides_note=note,
             repeat=repeat,
-            concurrency=_concurrency(jd, concurrency, info.kind),
+            concurrency=batch_size(jd, concurrency),
         )
         for n, gs in sets.items()
     }
@@ -266,7 +256,8 @@ def probes_cmd(
         typer.Option(
             "--concurrency",
             min=0,
-            help="answers graded at once, and the most requests a vLLM judge has in flight (0: 4 for vLLM, else 1)",
+            help="answers graded at once, and the most requests a vLLM judge has in flight "
+            f"(0: {DEFAULT_IN_FLIGHT} for vLLM, else 1)",
         ),
     ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="list every failing case")] = False,
@@ -288,7 +279,7 @@ def probes_cmd(
     if why:
         err.print(f"[yellow]judge:[/] {why}")
     rep = run_probes(
-        rubric, gs, ts, judge=jd, info=info, concurrency=_concurrency(jd, concurrency, info.kind)
+        rubric, gs, ts, judge=jd, info=info, concurrency=batch_size(jd, concurrency)
     )
     t = Table(title=f"bias probes · judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("probe", "passes when", "pass rate"):

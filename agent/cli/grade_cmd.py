@@ -18,6 +18,7 @@ from rich.table import Table
 from agent.grading.batch import Outcome, Replay, find_inputs, grade_files, report_names, same_provenance
 from agent.grading.render import report_json, report_markdown
 from agent.grading.samples import DEFAULT_SAMPLE_TEMPERATURE, Resamplable, sampled_info
+from agent.judge.factory import DEFAULT_IN_FLIGHT, batch_size
 from agent.rubric import RubricError, load_rubric
 
 
@@ -44,8 +45,8 @@ def grade(
         typer.Option(
             "--concurrency",
             min=0,
-            help="transcripts graded at once, and the most requests a vLLM judge has in flight (0: 8 for vLLM);"
-            " per server behind a judge pool's router",
+            help="transcripts graded at once, and the most requests a vLLM judge has in flight "
+            f"(0: {DEFAULT_IN_FLIGHT} for vLLM); per server behind a judge pool's router",
         ),
     ] = 0,
     no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
@@ -83,7 +84,7 @@ def grade(
     except RubricError as e:
         err.print(f"[red]rubric error:[/] {e}")
         raise typer.Exit(2) from e
-    from agent.judge.factory import make_judge, replicas_of, set_in_flight
+    from agent.judge.factory import make_judge
 
     jd, info, why = make_judge(judge.value, rubric, holistic=not no_holistic)
     if why:
@@ -126,9 +127,7 @@ def grade(
         sources = Sources.open()
         if sources.note:
             err.print(f"[yellow]sources:[/] {sources.note}")
-    per_server = concurrency or (8 if info.kind == "vllm" else 1)
-    set_in_flight(jd, per_server)
-    workers = per_server * replicas_of(jd)  # a judge pool: as many transcripts at once per server
+    workers = batch_size(jd, concurrency)  # a judge pool: as many transcripts at once per server
 
     def emit(o: Outcome) -> None:
         if o.error:

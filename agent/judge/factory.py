@@ -10,10 +10,11 @@ from agent.judge.base import Judge, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge
 from agent.rubric.loader import Rubric
 
-#: requests a vLLM judge sends at once to each server unless the command says otherwise: every part of
-#: one round (at most 4), so one answer in the app is graded in about the time of its longest part. A
-#: pool of N servers behind vllm-router gets N times as many (agent/judge/vllm_pool.py).
-DEFAULT_IN_FLIGHT = 4
+#: requests a vLLM judge has at each server at once unless the command says otherwise (`--concurrency`),
+#: the same for the app, `interview grade` and `interview eval`: the parts of two rounds (at most 4 each), so
+#: one answer's parts go together and the server batches more than one answer (the README's benchmarks:
+#: 8 in flight beat 4). A pool of N servers behind vllm-router gets N times as many (agent/judge/vllm_pool.py).
+DEFAULT_IN_FLIGHT = 8
 
 
 def make_judge(
@@ -61,6 +62,15 @@ def make_judge(
 def replicas_of(judge: Judge) -> int:
     """How many servers answer for `judge`: the pool's size for a vLLM judge, else 1."""
     return int(getattr(judge, "replicas", 1) or 1)
+
+
+def batch_size(judge: Judge, n: int = 0) -> int:
+    """How many answers or transcripts a batch grades at once, and the judge set for it: `n` a server
+    (`--concurrency N`; 0: `DEFAULT_IN_FLIGHT` for a vLLM judge, 1 for a judge with no server), so a vLLM
+    judge has at most that many requests at each server; a pool of servers grades that many for each."""
+    per_server = n or (DEFAULT_IN_FLIGHT if judge.kind == "vllm" else 1)
+    set_in_flight(judge, per_server)
+    return per_server * replicas_of(judge)
 
 
 def set_in_flight(judge: Judge, n: int) -> None:
