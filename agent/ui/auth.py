@@ -12,6 +12,12 @@ and override its scores: reviewers are named in `INTERVIEW_REVIEWERS` ("name,nam
 `<data dir>/reviewers.txt` (one name a line, as written by `--add-user NAME --reviewer`); a
 reviewer must also be a user, and without a login (loopback) there are none.
 
+With the shared database (`INTERVIEW_DATABASE_URL`), `--add-user` and `--reviewer` write the user and
+the role to it instead (agent/db/users.py), every replica looks a user and the role up there at each
+sign-in and check (so one added on one replica is known to all, without a restart), and the secret
+that signs browser owner ids is kept there, so an id signed by one replica is valid on the others.
+The variables and files above still count beside it.
+
 Logins are throttled (`LoginThrottle`): after 5 failures for a user name, or from an address, each
 further failure locks that name or address for twice as long as the last (1 s, 2 s, 4 s, ... at most
 5 minutes); while locked a login is refused unchecked with HTTP 429 and "try again in N s". A lock
@@ -30,7 +36,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +45,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from agent import config
+from agent.db import database_url, redact
 
 USERS_FILE = "users.txt"
 REVIEWERS_FILE = "reviewers.txt"
@@ -89,8 +96,54 @@ def users_path() -> Path:
     return config.data_dir() / USERS_FILE
 
 
-def load_users(env: Mapping[str, str] | None = None, path: Path | None = None) -> dict[str, str]:
-    """name -> stored secret, from `INTERVIEW_USERS` and the users file (the file wins on a clash)."""
+class SharedUsers(Mapping[str, str]):
+    """name -> stored secret: the shared database's users, looked up at each sign-in, over `static`
+    (the variable and the file; the database wins on a clash)."""
+
+    def __init__(self, url: str, static: Mapping[str, str]) -> None:
+        self.url = url
+        self.static = dict(static)
+
+    def __getitem__(self, name: str) -> str:
+        from agent.db import users
+
+        secret = users.secret_of(self.url, name)
+        if secret is not None:
+            return secret
+        return self.static[name]
+
+    def __iter__(self) -> Iterator[str]:
+        from agent.db import users
+
+        return iter(sorted({*self.static, *users.names(self.url)}))
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+class SharedReviewers(Container[str]):
+    """Who has the reviewer role: `static` (the variable and the file), or the shared database, asked at
+    each check."""
+
+    def __init__(self, url: str, static: frozenset[str]) -> None:
+        self.url = url
+        self.static = static
+
+    def __contains__(self, name: object) -> bool:
+        from agent.db import users
+
+        return isinstance(name, str) and (name in self.static or users.is_reviewer(self.url, name))
+
+
+def load_users(env: Mapping[str, str] | None = None, path: Path | None = None) -> Mapping[str, str]:
+    """name -> stored secret, from `INTERVIEW_USERS` and the users file (the file wins on a clash), and
+    with the shared database (`path` not given), from it (`SharedUsers`)."""
+    static = _static_users(env, path)
+    url = database_url() if path is None else None
+    return SharedUsers(url, static) if url else static
+
+
+def _static_users(env: Mapping[str, str] | None, path: Path | None) -> dict[str, str]:
     env = os.environ if env is None else env
     users: dict[str, str] = {}
     for i, item in enumerate(env.get("INTERVIEW_USERS", "").split(",")):
@@ -107,12 +160,19 @@ def load_users(env: Mapping[str, str] | None = None, path: Path | None = None) -
     return users
 
 
-def add_user(name: str, password: str, path: Path | None = None) -> Path:
-    """Append `name` with a pbkdf2 hash of `password` to the users file (created 0600)."""
+def add_user(name: str, password: str, path: Path | None = None) -> Path | str:
+    """Append `name` with a pbkdf2 hash of `password` to the users file (created 0600), or with the
+    shared database (`path` not given) write it there. Where it went."""
     if not name or ":" in name or name != name.strip():
         raise AuthError(f"bad user name {name!r}: no colon, no surrounding spaces")
     if len(password) < 8:
         raise AuthError("the password must have at least 8 characters")
+    url = database_url() if path is None else None
+    if url:
+        from agent.db import users
+
+        users.put_user(url, name, hash_password(password))
+        return redact(url)
     path = path or users_path()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "a", encoding="utf-8") as f:
@@ -230,8 +290,15 @@ def reviewers_path() -> Path:
     return config.data_dir() / REVIEWERS_FILE
 
 
-def load_reviewers(env: Mapping[str, str] | None = None, path: Path | None = None) -> frozenset[str]:
-    """The names with the reviewer role, from `INTERVIEW_REVIEWERS` and the reviewers file."""
+def load_reviewers(env: Mapping[str, str] | None = None, path: Path | None = None) -> Container[str]:
+    """The names with the reviewer role, from `INTERVIEW_REVIEWERS` and the reviewers file, and with the
+    shared database (`path` not given), from it (`SharedReviewers`)."""
+    static = _static_reviewers(env, path)
+    url = database_url() if path is None else None
+    return SharedReviewers(url, static) if url else static
+
+
+def _static_reviewers(env: Mapping[str, str] | None, path: Path | None) -> frozenset[str]:
     env = os.environ if env is None else env
     names = {n.strip() for n in env.get("INTERVIEW_REVIEWERS", "").split(",") if n.strip()}
     path = path or reviewers_path()
@@ -243,12 +310,20 @@ def load_reviewers(env: Mapping[str, str] | None = None, path: Path | None = Non
     return frozenset(names)
 
 
-def add_reviewer(name: str, path: Path | None = None) -> Path:
-    """Give `name` the reviewer role: append it to the reviewers file (created 0600)."""
+def add_reviewer(name: str, path: Path | None = None) -> Path | str:
+    """Give `name` the reviewer role: append it to the reviewers file (created 0600), or with the shared
+    database (`path` not given) mark the user there (who must be a user in it). Where it went."""
     if not name or ":" in name or "," in name or name != name.strip():
         raise AuthError(f"bad user name {name!r}: no colon or comma, no surrounding spaces")
+    url = database_url() if path is None else None
+    if url:
+        from agent.db import users
+
+        if not users.set_reviewer(url, name):
+            raise AuthError(f"{name} is not a user in {redact(url)}: add the user first (--add-user {name})")
+        return redact(url)
     path = path or reviewers_path()
-    if name in load_reviewers({}, path):
+    if name in _static_reviewers({}, path):
         return path
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "a", encoding="utf-8") as f:
@@ -282,7 +357,13 @@ def make_auth(users: Mapping[str, str], throttle: LoginThrottle | None = None) -
 
 
 def browser_secret() -> str:
-    """The key that signs each browser's owner id; kept in the data dir so ids survive a restart."""
+    """The key that signs each browser's owner id; kept in the data dir so ids survive a restart, or in
+    the shared database, so every replica signs and accepts the same ids."""
+    url = database_url()
+    if url:
+        from agent.db import users
+
+        return users.shared_secret(url, SECRET_FILE, secrets.token_hex(32))
     p = config.data_dir() / SECRET_FILE
     try:
         return p.read_text(encoding="utf-8").strip()

@@ -10,7 +10,7 @@ import functools
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -45,7 +45,7 @@ class Services:
     retriever: Callable[[], Retriever] = default_retriever
     require_login: bool = False
     """True when the app has users: the owner and the reviewer are then the signed-in user."""
-    reviewers: frozenset[str] = field(default_factory=load_reviewers)
+    reviewers: Container[str] = field(default_factory=load_reviewers)
     """Signed-in users who may review (override) any session; none without a login."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from agent.ui.auth import (
@@ -32,7 +33,7 @@ AUTH_MESSAGE = (
 
 
 def launch_kwargs(
-    host: str, port: int | None, users: dict[str, str], *, throttle: LoginThrottle | None = None
+    host: str, port: int | None, users: Mapping[str, str], *, throttle: LoginThrottle | None = None
 ) -> dict[str, Any]:
     """`gr.Blocks.launch` arguments. With users: a login, throttled per name and address (`throttle`,
     a fresh `LoginThrottle` by default), the address taken by `ClientAddressMiddleware`."""
