@@ -1,10 +1,16 @@
-"""The Chroma index of the vLLM source, in `<data dir>/index`.
+"""The Chroma index of the vLLM source, in `<data dir>/index`, or on a Chroma server (`CHROMA_URL`).
 
 Layout: `CURRENT` names the live generation folder (`gen-…/`), which holds the Chroma database
 (`chroma/`), `manifest.json` (what was indexed, per-file hashes), `chunks.json` (chunk metadata and
 lexical terms) and `symbols.json` (path -> defined symbols, for `check_path`). A build writes a new
 generation, re-using the embeddings of files whose hash is unchanged, and switches `CURRENT` only
 when everything is written: a failed build leaves the live index as it was.
+
+With `CHROMA_URL=http://host:port` (Chroma's client/server mode, `chroma run`), the same generations
+live on the server, so several app replicas share one index: collection `vllm_source-<gen>` holds
+the chunks, `vllm_source-<gen>-files` the three JSON files as documents, and the metadata of
+collection `vllm_source-current` names the live generation (`generation`), switched last. A build
+is locked against another on the same machine only (`<data dir>/index/.lock`): build from one place.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from pydantic import BaseModel, Field
 
@@ -114,13 +121,170 @@ def _client(path: Path) -> Any:
     return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
 
 
+def chroma_url() -> str | None:
+    """`CHROMA_URL` (e.g. http://127.0.0.1:8000): the index is on that Chroma server; unset: a local folder."""
+    return os.environ.get("CHROMA_URL", "").strip() or None
+
+
+def http_client(url: str) -> Any:
+    """A Chroma HttpClient for `url` (http or https, host, port; a path prefix is not supported)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    u = urlparse(url if "://" in url else f"http://{url}")
+    if u.scheme not in ("http", "https") or not u.hostname:
+        raise KnowledgeIndexError(f"CHROMA_URL={url!r} must be http(s)://host[:port]")
+    port = u.port or (443 if u.scheme == "https" else 8000)
+    try:
+        return chromadb.HttpClient(
+            host=u.hostname, port=port, ssl=u.scheme == "https", settings=Settings(anonymized_telemetry=False)
+        )
+    except Exception as exc:  # chromadb raises ValueError / ConnectionError / its own errors when unreachable
+        raise KnowledgeIndexError(f"the Chroma server at {url} does not answer: {exc}") from exc
+
+
+FILES = ("manifest", "chunks", "symbols")
+
+
+class _LocalStore:
+    """Generations in folders under `root` (the default)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def location(self) -> str:
+        return str(self.root)
+
+    def current(self) -> str | None:
+        pointer = self.root / "CURRENT"
+        if not pointer.is_file():
+            return None
+        name = pointer.read_text(encoding="utf-8").strip()
+        return name if (self.root / name / "manifest.json").is_file() else None
+
+    def read(self, gen: str) -> dict[str, str]:
+        return {f: (self.root / gen / f"{f}.json").read_text(encoding="utf-8") for f in FILES}
+
+    def collection(self, gen: str) -> Any:
+        return _client(self.root / gen / "chroma").get_collection(COLLECTION, embedding_function=None)
+
+    def create(self, gen: str) -> tuple[Any, Any]:
+        (self.root / gen).mkdir(parents=True)
+        client = _client(self.root / gen / "chroma")
+        return client, client.create_collection(
+            COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
+
+    def write(self, gen: str, data: dict[str, Any]) -> None:
+        for f in FILES:
+            _write_json(self.root / gen / f"{f}.json", data[f])
+
+    def switch(self, gen: str) -> None:
+        tmp = self.root / "CURRENT.tmp"
+        tmp.write_text(gen, encoding="utf-8")
+        os.replace(tmp, self.root / "CURRENT")
+
+    def discard(self, gen: str) -> None:
+        shutil.rmtree(self.root / gen, ignore_errors=True)
+
+    def prune(self, keep: set[str]) -> None:
+        for other in self.root.glob("gen-*"):
+            if other.name not in keep:
+                shutil.rmtree(other, ignore_errors=True)
+
+
+class _RemoteStore:
+    """Generations as collections on a Chroma server (see the module docstring)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.client = http_client(url)
+
+    @property
+    def location(self) -> str:
+        return self.url
+
+    def _name(self, gen: str, files: bool = False) -> str:
+        return f"{COLLECTION}-{gen}" + ("-files" if files else "")
+
+    def current(self) -> str | None:
+        try:
+            meta = self.client.get_collection(f"{COLLECTION}-current").metadata or {}
+        except Exception as exc:  # NotFoundError (no index yet), or the server went away
+            if _not_found(exc):
+                return None
+            raise KnowledgeIndexError(f"the Chroma server at {self.url}: {exc}") from exc
+        gen = meta.get("generation")
+        return str(gen) if gen else None
+
+    def read(self, gen: str) -> dict[str, str]:
+        try:
+            got = self.client.get_collection(self._name(gen, files=True)).get(
+                ids=list(FILES), include=["documents"]
+            )
+        except Exception as exc:
+            raise OSError(f"{self._name(gen, files=True)} on {self.url}: {exc}") from exc
+        docs = dict(zip(got["ids"], got["documents"] or [], strict=False))
+        missing = [f for f in FILES if not docs.get(f)]
+        if missing:
+            raise OSError(f"{self._name(gen, files=True)} on {self.url} lacks {', '.join(missing)}")
+        return {f: str(docs[f]) for f in FILES}
+
+    def collection(self, gen: str) -> Any:
+        return self.client.get_collection(self._name(gen), embedding_function=None)
+
+    def create(self, gen: str) -> tuple[Any, Any]:
+        return self.client, self.client.create_collection(
+            self._name(gen), embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
+
+    def write(self, gen: str, data: dict[str, Any]) -> None:
+        coll = self.client.create_collection(self._name(gen, files=True), embedding_function=None)
+        texts = [json.dumps(data[f], ensure_ascii=False, separators=(",", ":")) for f in FILES]
+        coll.add(ids=list(FILES), documents=texts, embeddings=[[0.0] for _ in FILES])
+
+    def switch(self, gen: str) -> None:
+        pointer = self.client.get_or_create_collection(f"{COLLECTION}-current", metadata={"generation": gen})
+        pointer.modify(metadata={"generation": gen})
+
+    def discard(self, gen: str) -> None:
+        for name in (self._name(gen), self._name(gen, files=True)):
+            with contextlib.suppress(Exception):
+                self.client.delete_collection(name)
+
+    def prune(self, keep: set[str]) -> None:
+        prefix = f"{COLLECTION}-gen-"
+        for coll in self.client.list_collections():
+            name = coll if isinstance(coll, str) else coll.name
+            if not name.startswith(prefix):
+                continue
+            gen = name.removeprefix(f"{COLLECTION}-").removesuffix("-files")
+            if gen not in keep:
+                with contextlib.suppress(Exception):
+                    self.client.delete_collection(name)
+
+
+def _not_found(exc: Exception) -> bool:
+    return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
+
+
 class SourceIndex:
     """Build, query and describe the index. One instance caches the open collection and BM25."""
 
     def __init__(
-        self, root: Path | None = None, *, embedder: Embedder | None = None, pin: Pin | None = None
+        self,
+        root: Path | None = None,
+        *,
+        embedder: Embedder | None = None,
+        pin: Pin | None = None,
+        url: str | None = None,
     ) -> None:
+        """`url` (else `CHROMA_URL`): the index on that Chroma server; else the folder `root`
+        (default `<data dir>/index`), which then also holds the build lock."""
         self.root = Path(root) if root else config.data_dir() / "index"
+        self.url = url or chroma_url()
+        self._store: _LocalStore | _RemoteStore | None = None
         self._embedder = embedder
         self.pin = pin or load_pin()
         self._gen: str | None = None
@@ -138,42 +302,51 @@ class SourceIndex:
             self._embedder = default_embedder()
         return self._embedder
 
-    def current_generation(self) -> Path | None:
-        pointer = self.root / "CURRENT"
-        if not pointer.is_file():
-            return None
-        gen = self.root / pointer.read_text(encoding="utf-8").strip()
-        return gen if (gen / "manifest.json").is_file() else None
+    @property
+    def store(self) -> _LocalStore | _RemoteStore:
+        if self._store is None:
+            self._store = _RemoteStore(self.url) if self.url else _LocalStore(self.root)
+        return self._store
+
+    @property
+    def location(self) -> str:
+        """Where the index is: its folder, or the Chroma server's URL."""
+        return self.url or str(self.root)
+
+    def current_generation(self) -> str | None:
+        """The live generation's name (`gen-…`), or None when no complete index is in place."""
+        return self.store.current()
 
     def manifest(self) -> Manifest | None:
         gen = self.current_generation()
         if gen is None:
             return None
-        if self._manifest is None or self._gen != gen.name:
+        if self._manifest is None or self._gen != gen:
             self._open(gen)
         return self._manifest
 
-    def _open(self, gen: Path) -> None:
+    def _open(self, gen: str) -> None:
         try:
-            manifest = Manifest.model_validate_json((gen / "manifest.json").read_text(encoding="utf-8"))
-            chunks = json.loads((gen / "chunks.json").read_text(encoding="utf-8"))
-            symbols = json.loads((gen / "symbols.json").read_text(encoding="utf-8"))
+            files = self.store.read(gen)
+            manifest = Manifest.model_validate_json(files["manifest"])
+            chunks = json.loads(files["chunks"])
+            symbols = json.loads(files["symbols"])
         except (OSError, ValueError) as exc:
             raise KnowledgeIndexError(
-                f"index at {gen} is unreadable ({exc}): rebuild with `interview index build`"
+                f"index at {self.location} ({gen}) is unreadable ({exc}): rebuild with `interview index build`"
             ) from exc
         self._manifest = manifest
         self._chunks = chunks
         self._symbols = {p: frozenset(s) for p, s in symbols.items()}
         self._bm25 = None
         self._collection = None
-        self._gen = gen.name
+        self._gen = gen
 
-    def _require(self) -> tuple[Path, Manifest]:
+    def _require(self) -> tuple[str, Manifest]:
         gen = self.current_generation()
         if gen is None:
-            raise KnowledgeIndexError(f"no index at {self.root}: run `interview index build` first")
-        if self._gen != gen.name or self._manifest is None:
+            raise KnowledgeIndexError(f"no index at {self.location}: run `interview index build` first")
+        if self._gen != gen or self._manifest is None:
             self._open(gen)
         assert self._manifest is not None
         return gen, self._manifest
@@ -181,7 +354,7 @@ class SourceIndex:
     def collection(self) -> Any:
         gen, _ = self._require()
         if self._collection is None:
-            self._collection = _client(gen / "chroma").get_collection(COLLECTION, embedding_function=None)
+            self._collection = self.store.collection(gen)
         return self._collection
 
     def symbols(self) -> dict[str, frozenset[str]]:
@@ -194,13 +367,13 @@ class SourceIndex:
             manifest = self.manifest()
         except KnowledgeIndexError as exc:
             return IndexStatus(
-                built=False, location=str(self.root), pin_commit=self.pin.commit, relation_to_pin=str(exc)
+                built=False, location=self.location, pin_commit=self.pin.commit, relation_to_pin=str(exc)
             )
         if manifest is None:
-            return IndexStatus(built=False, location=str(self.root), pin_commit=self.pin.commit)
+            return IndexStatus(built=False, location=self.location, pin_commit=self.pin.commit)
         return IndexStatus(
             built=True,
-            location=str(self.root),
+            location=self.location,
             source=f"{manifest.source_kind} {manifest.source_location}",
             commit=manifest.commit,
             version=manifest.version,
@@ -419,12 +592,8 @@ class SourceIndex:
                 say(f"embedded {min(i + batch_size, len(order))}/{len(order)} chunks")
             embed_seconds = time.perf_counter() - t_embed
 
-            gen = (
-                self.root
-                / f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
-            )
+            gen = f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
             try:
-                gen.mkdir(parents=True)
                 chunk_meta = self._write_generation(
                     gen, old_gen if reusable else None, reuse_ids, to_embed, vectors, recycled, commit
                 )
@@ -454,39 +623,32 @@ class SourceIndex:
                     files=files,
                     last_build=report,
                 )
-                _write_json(gen / "chunks.json", chunk_meta)
-                _write_json(gen / "symbols.json", symbols)
-                _write_json(gen / "manifest.json", manifest.model_dump(mode="json"))
-                tmp = self.root / "CURRENT.tmp"
-                tmp.write_text(gen.name, encoding="utf-8")
-                os.replace(tmp, self.root / "CURRENT")
+                self.store.write(
+                    gen,
+                    {"chunks": chunk_meta, "symbols": symbols, "manifest": manifest.model_dump(mode="json")},
+                )
+                self.store.switch(gen)
             except BaseException:
-                shutil.rmtree(gen, ignore_errors=True)
+                self.store.discard(gen)
                 raise
             self._collection = None
             self._open(gen)
             # Keep the generation readers may still have open; drop the older ones.
-            keep = {gen.name, old_gen.name if old_gen else ""}
-            for other in self.root.glob("gen-*"):
-                if other.name not in keep:
-                    shutil.rmtree(other, ignore_errors=True)
+            self.store.prune({gen, old_gen or ""})
             say(f"indexed {report.chunks} chunks from {report.files} files in {report.seconds:.1f} s")
             return report
 
     def _write_generation(
         self,
-        gen: Path,
-        old_gen: Path | None,
+        gen: str,
+        old_gen: str | None,
         reuse_ids: list[str],
         new_chunks: list[Chunk],
         vectors: list[list[float]],
         recycled: list[tuple[Chunk, str]],
         commit: str | None,
     ) -> dict[str, Any]:
-        client = _client(gen / "chroma")
-        coll = client.create_collection(
-            COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
-        )
+        client, coll = self.store.create(gen)
         limit = min(client.get_max_batch_size(), 4096)
         chunk_meta: dict[str, Any] = {}
         link_commit = commit or self.pin.commit
@@ -510,7 +672,7 @@ class SourceIndex:
         old: Any = None
         if reuse_ids or recycled:
             assert old_gen is not None
-            old = _client(old_gen / "chroma").get_collection(COLLECTION, embedding_function=None)
+            old = self.store.collection(old_gen)
         if reuse_ids:
             for i in range(0, len(reuse_ids), limit):
                 ids = reuse_ids[i : i + limit]
