@@ -103,21 +103,57 @@ def given_values(text: str) -> frozenset[float]:
     return frozenset(_value(m.group(0)) for m in _NUMBER.finditer(text))
 
 
+_SHOWN = re.compile(r"\d\s*[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
+"""A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
+_HARDWARE = re.compile(
+    r"\b(a100|h100|h200|h800|h20|l40s?|l4|a10g?|a800|rtx\s?\d{4}|b200|mi300x?)[\s-]*(sxm|pcie)?[\s-]*$", re.I
+)
+"""`A100 80GB`: the memory in a GPU's name is the hardware, not a claim."""
+
+
+def _blanket(sents: Sequence[Sentence], labels: dict[str, list[str]], lex: dict[str, Any]) -> dict[int, str]:
+    """Turn -> the label a blanket statement gives every number after it ("all values derived unless marked")."""
+    out: dict[int, str] = {}
+    for s in sents:
+        if s.turn not in out and any_term(s.lower, lex.get("blanket_labels", [])):
+            for name in ("derived", "estimated", "observed", "given"):
+                if any_term(s.lower, labels[name]):
+                    out[s.turn] = name
+                    break
+    return out
+
+
 def numbers(
     sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
 ) -> list[NumberFinding]:
     """Quantities (numbers with a unit) and the label their sentence (or the one before) gives them.
 
     A number the question states (`given`, or the question of the sentence's own turn) is labelled
-    given: the labelling rule is about the candidate's own numbers, not the ones it was handed.
+    given: the labelling rule is about the candidate's own numbers, not the ones it was handed. A number
+    is also labelled when it is the result of a computation written out before it (derived), when a
+    blanket statement earlier in its answer labels every number ("all values derived unless marked"), or
+    when the same value was labelled earlier. Numbers in a question the candidate asks and the memory in
+    a GPU's name (`A100 80GB`) are not claims.
     """
     labels: dict[str, list[str]] = lex["number_labels"]
     out: list[NumberFinding] = []
     asked: dict[str, frozenset[float]] = {}
+    blanket = _blanket(sents, labels, lex)
+    blanket_from: dict[int, int] = {}
+    for k, s in enumerate(sents):
+        if (
+            s.turn in blanket
+            and s.turn not in blanket_from
+            and any_term(s.lower, lex.get("blanket_labels", []))
+        ):
+            blanket_from[s.turn] = k
+    seen: dict[float, str] = {}
     for k, s in enumerate(sents):
         prev = sents[k - 1].lower if k > 0 else ""
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
+        if s.text.rstrip().endswith(("?", "？")):
+            continue  # a question the candidate asks claims nothing
         for m in _NUMBER.finditer(s.text):
             if not _unit_after(s.text, m.end(), lex["quantity_units"]):
                 continue
@@ -126,6 +162,8 @@ def numbers(
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
             if _TIME_BOX.match(s.text, m.start()) or _TIME_BOX_END.search(s.text[: m.end()]):
                 continue  # "0–5 min", "5–15 分钟": a plan's time box, not a claimed quantity
+            if _HARDWARE.search(s.text[max(0, m.start() - 16) : m.start()]):
+                continue
             if v in given or v in asked[s.question]:
                 out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
                 continue
@@ -134,6 +172,14 @@ def numbers(
                 if any_term(s.lower, labels[name]) or any_term(prev, labels[name]):
                     label = name
                     break
+            if label is None and _SHOWN.search(s.text[max(0, m.start() - 120) : m.start()]):
+                label = "derived"
+            if label is None and s.turn in blanket and k > blanket_from[s.turn]:
+                label = blanket[s.turn]
+            if label is None:
+                label = seen.get(v)
+            if label is not None:
+                seen.setdefault(v, label)
             out.append(NumberFinding(text=m.group(0), label=label, sentence=s.text))  # type: ignore[arg-type]
     return out
 

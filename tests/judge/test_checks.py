@@ -96,6 +96,29 @@ def test_unlabeled_and_labelled_numbers(lex: dict[str, Any]) -> None:
     assert labelled.unlabeled_numbers == []
 
 
+def test_numbers_a_computation_a_blanket_statement_or_an_earlier_label_covers(lex: dict[str, Any]) -> None:
+    """A result written after its computation is derived; "all values derived unless marked" labels what
+    follows it in that answer; a value labelled once stays labelled; a question the candidate asks and a
+    GPU's memory in its name claim nothing. Without those, the same numbers are unlabelled."""
+    shown = run_checks(
+        "capacity", "KV room: 80 - 18.6 - 12 - 8 = 41.4 GiB. Ceiling: 41.4 / 0.229 ≈ 180 requests.", lex
+    )
+    assert "41.4" not in shown.unlabeled_numbers and "180" not in shown.unlabeled_numbers
+    bare = run_checks("capacity", "KV room is 41.4 GiB. The ceiling is 180 requests.", lex)
+    assert {"41.4", "180"} <= set(bare.unlabeled_numbers)
+    for blanket in ("All values are derived from the givens unless marked.", "以下数字均为推导。"):
+        text = blanket + " Weights take 18.6 GiB per rank. A p95 request needs 0.229 GiB per rank."
+        assert run_checks("capacity", text, lex).unlabeled_numbers == [], blanket
+        after = "Weights take 18.6 GiB per rank. A p95 request needs 0.229 GiB per rank. " + blanket
+        assert {"18.6", "0.229"} <= set(run_checks("capacity", after, lex).unlabeled_numbers), blanket
+    context = run_checks(
+        "project-experience",
+        "We ran on one A100 80GB. Is the median prompt 3k or 15k tokens? Our SLO was a 100 ms TPOT target.",
+        lex,
+    )
+    assert context.unlabeled_numbers == []
+
+
 def test_measured_claim_without_artifact_is_fabricated(lex: dict[str, Any]) -> None:
     fab = run_checks("project-experience", "We improved throughput by 3x and cut latency by 40%.", lex)
     ok = run_checks(
