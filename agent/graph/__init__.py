@@ -5,6 +5,7 @@ Public API (`agent.graph.session`): start a session, answer, ask (co-pilot), loo
 
 from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound
 from agent.graph.report import Comparison, FilledNarrative, SessionReport
+from agent.graph.retry import retry_answer
 from agent.graph.session import (
     SessionSummary,
     SessionView,
@@ -37,5 +38,6 @@ __all__ = [
     "get_session",
     "grade_with_graph",
     "list_sessions",
+    "retry_answer",
     "start_session",
 ]

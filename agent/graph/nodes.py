@@ -297,7 +297,7 @@ def record(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         if kind == "ask":
             upd.update(run=run, question=inbox["text"], awaiting="candidate", suggestions=[])
         return upd
-    t = turn("candidate", inbox["text"], at)
+    t = turn("candidate", inbox["text"], at, earlier=inbox.get("earlier") or None)
     return {**common, "transcript": _with_turn(state, t), "route": "wait" if grade else "assess"}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from agent.contracts.report import JudgeInfo
 from agent.judge.base import Judge
@@ -42,6 +42,8 @@ class Inbox(TypedDict):
     at_s: float | None
     clocked: bool
     """True when the caller gave the time (tests, recorded transcripts), False for the wall clock."""
+    earlier: NotRequired[list[dict[str, Any]]]
+    """a retried answer (`agent.graph.retry`): the earlier attempts at it, each {"text", "at_s"}."""
 
 
 class RoundRun(TypedDict):

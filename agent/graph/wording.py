@@ -10,6 +10,10 @@ from agent.rubric.model import Lang
 
 _W: dict[str, dict[Lang, str]] = {
     "given": {"en": "Given (you asked): {facts}", "zh": "补充题设（你问到了）：{facts}"},
+    "nothing_to_retry": {
+        "en": "There is no answer to retry in this round: an answer can be retried until its round closes.",
+        "zh": "本轮没有可以重答的回答：回答只能在本轮结束前重答。",
+    },
     "candidate_questions": {
         "en": "That is the end of the five rounds. You have five minutes: what would you like to ask us?",
         "zh": "五轮到此结束。还有 5 分钟，你有什么想问我们的？",
