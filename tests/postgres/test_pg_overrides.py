@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import psycopg
@@ -14,34 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli.override_cmd import app
-from agent.overrides import COLUMNS, NewOverride, OverrideLog
+from agent.overrides import COLUMNS, OverrideLog
 from agent.overrides.log import chain_hash
+from tests.overrides.test_integrity import Clock, _new
 from tests.postgres.cluster import SUPERUSER, Cluster
-
-
-def _new(**kw: object) -> NewOverride:
-    base: dict[str, object] = {
-        "transcript_id": "t-001",
-        "round": "capacity",
-        "dimension": "validation",
-        "judge_score": 2,
-        "human_score": 3,
-        "reason": "named a rollback trigger the judge missed",
-        "reviewer": "alice",
-        "rubric_version": "rubric-abc",
-        "judge_model": "embedded-cues-v1",
-        "judge_kind": "embedded",
-    }
-    base.update(kw)
-    return NewOverride.model_validate(base)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -70,6 +46,17 @@ def superuser(pg_url: str, cluster: Cluster) -> Iterator[psycopg.Connection[Any]
 def verify(*extra: str) -> tuple[int, str]:
     res = CliRunner().invoke(app, ["verify", *extra])
     return res.exit_code, res.output
+
+
+def _insert(
+    conn: psycopg.Connection[Any], row: dict[str, Any], prev: str, row_hash: str | None = None
+) -> None:
+    """A row written around the log, hashed correctly over itself unless `row_hash` is given."""
+    conn.execute(
+        f"INSERT INTO overrides ({', '.join(COLUMNS)}, prev_hash, row_hash) "
+        f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 2))})",
+        [*(row[c] for c in COLUMNS), prev, row_hash or chain_hash(row, prev)],
+    )
 
 
 def _raw(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
@@ -115,27 +102,12 @@ def test_the_database_refuses_changes(
 def test_a_row_written_around_the_log_is_refused(log: OverrideLog, app_sql: psycopg.Connection[Any]) -> None:
     last = _raw(app_sql)[-1]
     row = {**last, "id": 5, "human_score": 5, "created_at": "2030-01-01T00:00:00+00:00"}
-    cols = ", ".join(COLUMNS)
-    marks = ", ".join(["%s"] * (len(COLUMNS) + 2))
-    # not chained to the last row
     with pytest.raises(psycopg.errors.RaiseException, match="continue the hash chain"):
-        app_sql.execute(
-            f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
-            [*(row[c] for c in COLUMNS), "0" * 64, chain_hash(row, "0" * 64)],
-        )
-    # a number already given
+        _insert(app_sql, row, "0" * 64)  # not chained to the last row
     with pytest.raises(psycopg.errors.RaiseException, match="not after the last row"):
-        app_sql.execute(
-            f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
-            [*(({**row, "id": 3})[c] for c in COLUMNS), last["row_hash"], "a" * 64],
-        )
-    # dated before the last row
-    old = {**row, "created_at": "2020-01-01T00:00:00+00:00"}
+        _insert(app_sql, {**row, "id": 3}, last["row_hash"])  # a number already given
     with pytest.raises(psycopg.errors.RaiseException, match="backwards"):
-        app_sql.execute(
-            f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
-            [*(old[c] for c in COLUMNS), last["row_hash"], chain_hash(old, last["row_hash"])],
-        )
+        _insert(app_sql, {**row, "created_at": "2020-01-01T00:00:00+00:00"}, last["row_hash"])
     assert len(log.rows()) == 4 and verify()[0] == 0
 
 
@@ -156,22 +128,17 @@ def test_a_superuser_who_disables_the_triggers_and_changes_a_row_is_found(
 def test_a_forged_row_with_a_correct_looking_hash_is_found(
     log: OverrideLog, superuser: psycopg.Connection[Any]
 ) -> None:
-    """With replication role `replica` no trigger fires and nothing records it: a row inserted after row 2
-    hashed over itself (not chained), and a row appended at the end chained to a made-up predecessor."""
+    """With replication role `replica` no trigger fires and nothing records it: row 5 appended by a
+    superuser, hashed correctly over itself but chained to a made-up predecessor."""
     raw = _raw(superuser)
     superuser.execute("SET session_replication_role = replica")
-    cols = ", ".join(COLUMNS)
-    marks = ", ".join(["%s"] * (len(COLUMNS) + 2))
-    forged = {**raw[-1], "id": 99, "human_score": 1, "reviewer": "mallory", "reason": "forged"}
-    fake_prev = "f" * 64
-    superuser.execute(
-        f"INSERT INTO overrides ({cols}, prev_hash, row_hash) VALUES ({marks})",
-        [*(forged[c] for c in COLUMNS), fake_prev, chain_hash(forged, fake_prev)],
+    _insert(
+        superuser, {**raw[-1], "id": 5, "human_score": 1, "reviewer": "mallory", "reason": "forged"}, "f" * 64
     )
     superuser.execute("SET session_replication_role = origin")
-    code, out = verify()
-    assert code == 1 and "row 99" in out, out
     assert [r.reviewer for r in OverrideLog().rows()][-1] == "mallory"
+    code, out = verify()
+    assert code == 1 and "row 5: inserted" in out, out
 
 
 def test_rows_deleted_with_triggers_off_are_found(
