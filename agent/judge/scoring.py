@@ -29,8 +29,8 @@ def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
         flags.add("fabricated_metrics")
     if c.injection:
         flags.add("prompt_injection")
-    if any(p.status in ("missing", "symbol_missing") for p in c.paths):
-        flags.add("nonexistent_path")
+    if any(p.status in ("missing", "symbol_missing", "moved") for p in c.paths):
+        flags.add("nonexistent_path")  # a moved file does not exist at the pin either (its effect is milder)
     if c.mutation_before_evidence:
         flags.add("mutation_before_evidence")
     if c.no_alternative:
@@ -123,10 +123,16 @@ def score_round(
         if n_wrong >= int(least):
             for d in cfg.get("misconception_cap_dimensions", []):
                 bounds.cap(d, int(cap), "misconceptions")
-    if any(p.status == "moved" for p in checklist.checks.paths):  # real code, an older release's layout
+    acting = set(flags)
+    if "nonexistent_path" in flags and all(
+        p.status in ("moved", "exists", "unknown") for p in checklist.checks.paths
+    ):
+        # every path that is not at the pin is real code in an older release's layout: flagged, but what it
+        # costs is the version scope (moved_path_caps), not the invented path's evidence penalty
+        acting.discard("nonexistent_path")
         for d, cap in cfg.get("moved_path_caps", {}).items():
             bounds.cap(d, int(cap), "moved_path")
-    ctx = GateContext(checklist=checklist, flags=flags, lang=lang, messages=lex["messages"])
+    ctx = GateContext(checklist=checklist, flags=acting, lang=lang, messages=lex["messages"])
     apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
 
     dims: list[DimensionScore] = []

@@ -44,7 +44,7 @@ class PathStatus(StrEnum):
     """Outside vllm/ (tests/, csrc/, docs/ …): the pinned list does not cover it; never a flag."""
     MOVED = "moved"
     """A file of an earlier release, moved or split before the pin (knowledge/moved_paths.yaml): the
-    report says where it lives now; never a flag (an invented path is `missing`)."""
+    report says where it lives now, and the judge charges it less than an invented (`missing`) path."""
 
 
 class PathCheck(BaseModel):

@@ -224,15 +224,15 @@ def test_each_dimension_shows_its_own_best_quote() -> None:
         assert set(quotes) <= allowed, d
 
 
-def test_a_path_from_an_earlier_release_is_noted_and_capped_not_flagged(rubric: Rubric) -> None:
-    """protocol.py was split by endpoint before the pin: real code remembered from an older release is not an
-    invented path (no nonexistent_path), but the report names where it lives now and accuracy cannot be 5."""
+def test_a_path_from_an_earlier_release_is_flagged_noted_and_costs_less(rubric: Rubric) -> None:
+    """protocol.py was split by endpoint before the pin: the path is not at the pin (nonexistent_path), but it is
+    real code remembered from an older release: the report names where it lives now, accuracy cannot be 5,
+    and evidence keeps more than an invented path's."""
     cite = " The request body is validated in vllm/entrypoints/openai/{}.py first."
     moved_en = assess_answer(rubric, "concepts", CONCEPTS_STRONG + cite.format("protocol"), "en")
     moved_zh = assess_answer(rubric, "concepts", CONCEPTS_STRONG + cite.format("protocol"), "zh")
     invented = assess_answer(rubric, "concepts", CONCEPTS_STRONG + cite.format("request_gate"), "en")
-    assert "nonexistent_path" not in moved_en.flags
-    assert "nonexistent_path" in invented.flags
+    assert "nonexistent_path" in moved_en.flags and "nonexistent_path" in invented.flags
     assert moved_en.scores["accuracy"] <= 4
     assert moved_en.scores["evidence"] > invented.scores["evidence"]
     assert any("chat_completion/protocol.py" in n and "earlier vLLM release" in n for n in moved_en.notes)
