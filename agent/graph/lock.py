@@ -29,6 +29,7 @@ import fcntl
 import hashlib
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -45,6 +46,8 @@ POLL_S = 0.05
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _LIFE = "process"
 _CALL = "call"
+_HOST = (socket.gethostname() or "-").split(".")[0][:24].replace(" ", "-")
+"""A replica's pid may repeat on another machine (or container): a Postgres lock's holder names its host."""
 
 
 @dataclass
@@ -75,11 +78,12 @@ def _describe(for_life: bool) -> str:
     return f"{os.getpid()} {_LIFE if for_life else _CALL}"
 
 
-def _parse(text: str) -> tuple[int | None, bool]:
-    """(pid, for its life) from "PID process|call"."""
+def _parse(text: str) -> tuple[int | None, bool, bool]:
+    """(pid, for its life, this process) from "PID process|call [HOST]" (no host: this machine)."""
     words = text.split()
     pid = int(words[0]) if words and words[0].isdigit() else None
-    return pid, len(words) > 1 and words[1] == _LIFE
+    ours = pid == os.getpid() and (len(words) < 3 or words[2] == _HOST)
+    return pid, len(words) > 1 and words[1] == _LIFE, ours
 
 
 class _FileLocks:
@@ -106,11 +110,11 @@ class _FileLocks:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{_describe(for_life)}\n".encode(), 0)
 
-    def holder(self, session_id: str) -> tuple[int | None, bool]:
+    def holder(self, session_id: str) -> tuple[int | None, bool, bool]:
         try:
             return _parse(lock_path(session_id).read_text(encoding="ascii", errors="replace"))
         except OSError:
-            return None, False
+            return None, False, False
 
     def release(self, fd: int) -> None:
         os.close(fd)  # closing the only descriptor releases the flock
@@ -131,9 +135,14 @@ class _PgLocks:
     def key(self, session_id: str) -> str:
         return f"pg:{session_id}"
 
+    @staticmethod
+    def _name(for_life: bool) -> str:
+        """The lock connection's application_name: "interview pid=PID process|call HOST"."""
+        return db.application_name(f"{_LIFE if for_life else _CALL} {_HOST}")
+
     def _connect(self, for_life: bool) -> Any:
         try:
-            return db.connect(self.url, application_name=db.application_name(_LIFE if for_life else _CALL))
+            return db.connect(self.url, application_name=self._name(for_life))
         except db.DatabaseError as e:
             raise OSError(str(e)) from e
 
@@ -151,10 +160,11 @@ class _PgLocks:
 
     def mark(self, conn: Any, for_life: bool) -> None:
         conn.execute(
-            "SELECT set_config('application_name', %s, false)", (db.application_name(_LIFE if for_life else _CALL),)
+            "SELECT set_config('application_name', %s, false)",
+            (self._name(for_life),),
         )
 
-    def holder(self, session_id: str) -> tuple[int | None, bool]:
+    def holder(self, session_id: str) -> tuple[int | None, bool, bool]:
         k = self.number(session_id) & 0xFFFFFFFFFFFFFFFF
         with db.connect(self.url) as conn:
             row = conn.execute(
@@ -208,8 +218,8 @@ def _acquire(session_id: str, for_life: bool, wait_s: float) -> str:
                 with _GUARD:
                     _HELD[key] = _Held(handle, for_life, depth=1)
                 return key
-            pid, holder_for_life = locks.holder(session_id)
-            other = pid != os.getpid()  # else another thread of this process holds it: wait for it
+            pid, holder_for_life, ours = locks.holder(session_id)
+            other = not ours  # else another thread of this process holds it: wait for it
             if (other and (for_life or holder_for_life)) or time.monotonic() >= deadline:
                 raise SessionBusy(session_id, pid, for_life=holder_for_life and other)
             time.sleep(POLL_S)
