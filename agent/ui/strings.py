@@ -58,6 +58,24 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "transcribe": {"en": "Transcribe", "zh": "转写"},
     "send": {"en": "Send answer", "zh": "发送回答"},
     "finish_round": {"en": "Finish this round", "zh": "结束本轮"},
+    "retry": {"en": "Retry this answer", "zh": "重答这一题"},
+    "retry_cancel": {"en": "Keep my answer as it was", "zh": "保留原来的回答"},
+    "retry_label": {"en": "Retry", "zh": "重答"},
+    "retry_hint": {
+        "en": "Answer this question again: your last answer is in the box to rework. Send replaces it; "
+        "the earlier attempt is kept and compared.",
+        "zh": "请重新回答这个问题：上一次的回答已放在输入框里，可以在此基础上修改。发送后以新回答为准，上一次作答会保留并用于对比。",
+    },
+    "nothing_to_retry": {
+        "en": "There is no answer to retry in this round.",
+        "zh": "本轮没有可以重答的回答。",
+    },
+    "retry_compare": {
+        "en": "Compared with your earlier attempt: {before} → {now} expected items",
+        "zh": "与上一次作答相比：期望要点 {before} → {now} 项",
+    },
+    "retry_gained": {"en": "New this time", "zh": "这次新覆盖"},
+    "retry_lost": {"en": "Covered before, not this time", "zh": "上次覆盖、这次没有"},
     "transcribed": {
         "en": "Transcribed {seconds:.1f} s of audio ({engine}). Check the text, edit it, then send.",
         "zh": "已转写 {seconds:.1f} 秒音频（{engine}）。请检查并修改文字后再发送。",

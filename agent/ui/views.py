@@ -320,9 +320,11 @@ def insight_md(
     *,
     round_over: bool,
     next_label: str = "",
+    earlier: Sequence[str] | None = None,
 ) -> str:
     """Right after an answer: the expected items it covered (✓) and those the round still lacks, in the
-    rubric's words in the session's language `lang`; headings in the interface language `ui`."""
+    rubric's words in the session's language `lang`; headings in the interface language `ui`. `earlier`:
+    the items a retried answer's earlier attempt covered, compared with this one."""
     items = expected_items(rubric, ra)
     done = set(covered_ids(ra))
     mine = set(covered)
@@ -334,6 +336,18 @@ def insight_md(
     else:
         out.append(t("insight_none", ui))
     out.append("")
+    if earlier is not None:
+        before = set(earlier)
+        had = len(before & {i.id for i in items})
+        out.append(f"**{t('retry_compare', ui, before=had, now=len(got))}**")
+        gained = [i for i in got if i.id not in before]
+        lost = [i for i in items if i.id in before and i.id not in mine]
+        for key, shown in (("retry_gained", gained), ("retry_lost", lost)):
+            if shown:
+                sep = "；" if lang == "zh" else "; "
+                items_said = sep.join(_md(i.text.get(lang).rstrip("。.")) for i in shown)
+                out.append(f"- {t(key, ui)}{_colon(ui)}{items_said}")
+        out.append("")
     lacking = [i for i in items if i.id not in done]
     if lacking:
         key = "insight_lacked" if round_over else "insight_lacks"

@@ -99,6 +99,10 @@ def build(ctx: AppContext) -> SessionPane:
             with gr.Column(scale=1):
                 p_transcribe = T(gr.Button, {"value": "transcribe"})
                 p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="send")
+                p_retry = T(gr.Button, {"value": "retry"}, interactive=False, elem_id="retry")
+                p_retry_cancel = T(
+                    gr.Button, {"value": "retry_cancel"}, visible=False, elem_id="retry-cancel"
+                )
                 p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
         p_status = gr.Markdown("", elem_id="practice-status")
         p_insight = gr.Markdown("", elem_id="answer-insight", elem_classes=["coach-md"])
@@ -130,6 +134,8 @@ def build(ctx: AppContext) -> SessionPane:
         p_send,
         p_continue,
         p_finish,
+        p_retry,
+        p_retry_cancel,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -148,6 +154,9 @@ def build(ctx: AppContext) -> SessionPane:
         (p_finish, bind(finish_round), [p_state, *common], "finish_round"),
     ]:
         trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking])
+    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
+    p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
+    p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
     gr.on(
         [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
         bind(transcribe_into),
@@ -169,12 +178,14 @@ def practice_out(
     keep: str = "",
     sent: str | None = None,
     continued: bool = False,
+    earlier: list[str] | None = None,
 ) -> list[Any]:
     """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
 
     `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
     kept in the answer box unless the session took it; `sent`: the answer the session just took (its
-    insight is shown); `continued`: the candidate closed the round-finished banner."""
+    insight is shown); `continued`: the candidate closed the round-finished banner; `earlier`: a retried
+    answer's earlier attempt covered these items (the insight compares them)."""
     if view is None:
         return [
             prev,
@@ -186,6 +197,7 @@ def practice_out(
             note or "",
             *[gr.update()] * 4,
             *[gr.update()] * 7,
+            *[gr.update()] * 2,
         ]
     rubric = ctx.rubric
     state = view_state(view)
@@ -237,8 +249,14 @@ def practice_out(
         view.last_assessment if view.last_assessment and view.last_assessment.round == view.round else None
     )
     state["covered"] = views.covered_ids(drafted) if not round_ended and not held else []
+    # what retrying the last answer compares with: the round before it, and what it covered
+    for key in ("covered_before", "mine"):
+        state[key] = prev.get(key, []) if same_session else []
+    if view.message and prev.get("retrying"):  # a retry that was not taken: still retrying
+        state["retrying"] = prev["retrying"]
     if sent is not None and not view.message and current is not None and prev.get("round") is not None:
         mine = views.answer_covered(current, sent, prev.get("covered", []))
+        state["covered_before"], state["mine"] = list(prev.get("covered", [])), mine
         insight = views.insight_md(
             rubric,
             current,
@@ -247,7 +265,18 @@ def practice_out(
             ui,
             round_over=round_ended,
             next_label="" if round_ended else views.question_label(state.get("kind"), ui),
+            earlier=earlier,
         )
+    answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
+    state["can_retry"] = (
+        view.mode == "practice"
+        and view.status != "done"
+        and not held
+        and not round_ended
+        and answered is not None
+        and any(x.role == "candidate" for x in answered.turns)
+    )
+    retrying = bool(state.get("retrying"))
     report = session_markdown(view.report, rubric) if view.report else ""
     return [
         state,
@@ -267,7 +296,9 @@ def practice_out(
         views.conversation_md(rubric, view.transcript, ui),
         gr.update(interactive=not held and view.status != "done"),
         gr.update(visible=view.status != "done"),
-        gr.update(interactive=not held and view.status != "done"),
+        gr.update(interactive=not held and view.status != "done" and not retrying),
+        gr.update(interactive=state["can_retry"], visible=not retrying),
+        gr.update(visible=retrying),
     ]
 
 
@@ -316,7 +347,14 @@ def send_answer(
     ui = lang_of(ui_v)
     if not state.get("sid"):
         return practice_note(ctx, state, ui, t("no_session", ui), keep=text)
-    view = graph.answer(state["sid"], text or "", owner=ctx.owner_of(owner_v, request))
+    owner = ctx.owner_of(owner_v, request)
+    if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
+        view = graph.retry_answer(state["sid"], text or "", owner=owner)
+        before = {**state, "covered": state.get("covered_before", [])}
+        return practice_out(
+            ctx, view, before, ui, request.session_hash, keep=text, sent=text, earlier=state.get("mine", [])
+        )
+    view = graph.answer(state["sid"], text or "", owner=owner)
     return practice_out(ctx, view, state, ui, request.session_hash, keep=text, sent=text)
 
 
@@ -341,6 +379,50 @@ def continue_round(
         return practice_note(ctx, state, ui, t("no_session", ui))
     view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash, continued=True)
+
+
+def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: str) -> list[Any]:
+    retrying = bool(state.get("retrying"))
+    return [
+        state,
+        question_md(state, ui),
+        answer,
+        note,
+        gr.update(visible=not retrying, interactive=bool(state.get("can_retry"))),
+        gr.update(visible=retrying),
+    ]
+
+
+def start_retry(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """Retry this answer: the question the last answer replied to, shown again with that answer in the
+    box to rework; Send then replaces it (the earlier attempt is kept and compared)."""
+    ui = lang_of(ui_v)
+    if not state.get("sid") or not state.get("can_retry"):
+        return retry_out(state, ui, gr.update(), t("nothing_to_retry", ui))
+    try:
+        view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
+    except graph.SessionError as e:
+        return retry_out(state, ui, gr.update(), f"⚠️ {e}")
+    tr = next((r for r in view.transcript.rounds if r.round == view.round), None)
+    turns = tr.turns if tr else []
+    k = next((i for i in range(len(turns) - 1, -1, -1) if turns[i].role == "candidate"), None)
+    asked = (
+        next((x.text for x in reversed(turns[:k]) if x.role == "interviewer"), None)
+        if k is not None
+        else None
+    )
+    if k is None or asked is None:
+        return retry_out(state, ui, gr.update(), t("nothing_to_retry", ui))
+    state = {**state, "retrying": {"question": asked}}
+    return retry_out(state, ui, turns[k].text, t("retry_hint", ui))
+
+
+def cancel_retry(ctx: AppContext, state: dict[str, Any], ui_v: str) -> list[Any]:
+    """Keep the answer as it was: back to the question asked now."""
+    state = {**state, "retrying": None}
+    return retry_out(state, lang_of(ui_v), "", "")
 
 
 def speak_question(

@@ -49,6 +49,9 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
         return ""
     if state.get("held"):
         return t("round_held", ui)
+    retrying = state.get("retrying")
+    if retrying:
+        return f"**{t('retry_label', ui)} · {t('question', ui)}:** {retrying['question']}"
     question = state.get("question")
     if question:
         label = views.question_label(state.get("kind"), ui)

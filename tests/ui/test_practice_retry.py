@@ -1,0 +1,104 @@
+"""Retry this answer (issue 12), in headless Chromium, in English and Chinese: the question the last answer
+replied to comes back with that answer in the box; the new answer replaces it, the insight compares the
+two attempts, and the conversation shows the new one; nothing to retry once the round has closed.
+
+Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang}.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.ui.conftest import Served
+from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_practice_loop import _text
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+pytestmark = pytest.mark.browser
+
+SEEN = {
+    "en": {
+        "lang": "English",
+        "question": "Question:",
+        "retry": "Retry this answer",
+        "keep": "Keep my answer as it was",
+        "retrying": "Retry · Question:",
+        "compare": "Compared with your earlier attempt: 0 →",
+        "gained": "New this time",
+        "finish": "Finish this round",
+        "weak": "I think it works fine and is fast.",
+        "better": "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand, so memory is "
+        "not reserved for the maximum length. Continuous batching reschedules every step.",
+    },
+    "zh": {
+        "lang": "中文",
+        "question": "问题:",
+        "retry": "重答这一题",
+        "keep": "保留原来的回答",
+        "retrying": "重答 · 问题:",
+        "compare": "与上一次作答相比：期望要点 0 →",
+        "gained": "这次新覆盖",
+        "finish": "结束本轮",
+        "weak": "我觉得它运行良好，速度很快。",
+        "better": "Paged KV cache 把 KV cache 切成固定大小的 block，按需分配，不按最大长度预留显存。"
+        "Continuous batching 每一步都重新调度。",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_retry_the_last_answer(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    lang: str,
+) -> None:
+    seen = SEEN[lang]
+    page = _open(browser, served)
+    if lang == "zh":
+        page.locator("label").filter(has_text="中文").first.click()
+        page.get_by_role("tab", name="练习").wait_for()
+    page.locator("#session-lang").get_by_text(seen["lang"]).click()
+    retry = page.get_by_role("button", name=seen["retry"])
+    page.locator("#start").click()
+    page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
+    opening = _text(page, "#practice-question").split(":", 1)[-1].strip()
+    assert retry.is_disabled()  # nothing answered yet
+
+    page.locator("#answer textarea").fill(seen["weak"])
+    page.locator("#send").click()
+    page.wait_for_function("() => document.querySelector('#answer textarea').value === ''")
+    page.wait_for_function("() => !document.querySelector('#retry').disabled")
+    follow_up = _text(page, "#practice-question")
+
+    # Retry: the opening question again, the weak answer in the box to rework
+    retry.click()
+    _shows(page, "#practice-question", seen["retrying"])
+    assert opening[:30] in _text(page, "#practice-question")
+    assert page.locator("#answer textarea").input_value() == seen["weak"]
+    page.get_by_role("button", name=seen["keep"]).wait_for()
+    _shot(page, screenshots, f"10a-retrying-{lang}")
+
+    page.locator("#answer textarea").fill(seen["better"])
+    page.locator("#send").click()
+    _shows(page, "#answer-insight", seen["compare"])
+    insight = _text(page, "#answer-insight")
+    assert seen["gained"] in insight and "✓" in insight, insight
+    _shows(page, "#conversation", seen["better"][:30])
+    conversation = _text(page, "#conversation")
+    assert seen["weak"] not in conversation  # the earlier attempt is not a second answer
+    assert seen["retrying"] not in _text(page, "#practice-question")
+    assert follow_up  # a follow-up is asked again
+    retry.wait_for()
+    _shot(page, screenshots, f"10b-retried-{lang}")
+
+    # once the round has closed there is nothing to retry
+    page.get_by_role("button", name=seen["finish"]).click()
+    page.locator("#round-scores").wait_for()
+    page.wait_for_function("() => document.querySelector('#retry').disabled")
+    page.context.close()
