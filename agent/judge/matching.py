@@ -103,6 +103,7 @@ def compile_terms(terms: tuple[str, ...]) -> tuple[Term, ...]:
 
 
 _LEADING_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+_BACKREF = re.compile(r"\\[1-9]|\(\?P=")
 
 
 @lru_cache(maxsize=4096)
@@ -120,8 +121,11 @@ def term_set(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] |
             if m:  # a leading (?a) applies to that term only
                 src = f"(?{m.group(1)}:{src[m.end() :]})"
             parts.append(f"(?:{src})")
-    if not parts:
-        return subs, None
+    if not parts or any(_BACKREF.search(part) for part in parts):
+        return (
+            subs,
+            None,
+        )  # joined, a backreference (\\1) would name another term's group: searched one by one
     try:
         return subs, re.compile("|".join(parts), re.IGNORECASE)
     except re.error:

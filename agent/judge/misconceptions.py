@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from agent.contracts.checklist import MisconceptionFinding
-from agent.judge.matching import Sentence, Term, any_term, compile_terms
+from agent.judge.matching import Sentence, Term, any_term, compile_terms, sentence_hits
 from agent.rubric.loader import Rubric
 from agent.rubric.misconception import Misconception, MisconceptionMarkers
 
@@ -76,7 +76,9 @@ def _claim_windows(
             if _groups_hit(groups, lower[a:b]) >= need:
                 found.append((i, j))
                 break
-    minimal = [(i, j) for i, j in found if not any((i2, j2) != (i, j) and i <= i2 and j2 <= j for i2, j2 in found)]
+    minimal = [
+        (i, j) for i, j in found if not any((i2, j2) != (i, j) and i <= i2 and j2 <= j for i2, j2 in found)
+    ]
     return [(clauses[i][0], clauses[j][1]) for i, j in minimal]
 
 
@@ -120,7 +122,9 @@ def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str) -> bool
     return False
 
 
-def find_misconceptions(rubric: Rubric, round_id: str, sents: Sequence[Sentence]) -> list[MisconceptionFinding]:
+def find_misconceptions(
+    rubric: Rubric, round_id: str, sents: Sequence[Sentence]
+) -> list[MisconceptionFinding]:
     """The round's catalogued wrong claims that the answer's sentences assert, in answer order.
 
     Each entry is reported once, quoting the first sentence that asserts it. `sents` are the
@@ -130,9 +134,12 @@ def find_misconceptions(rubric: Rubric, round_id: str, sents: Sequence[Sentence]
     if markers is None:
         return []
     out: list[MisconceptionFinding] = []
+    lowers = [s.lower for s in sents]
     for m in rubric.misconceptions(round_id):
-        for s in sents:
-            if asserts(m, markers, s.lower):
+        # only sentences that match enough of the entry's groups can assert it (the same first test as asserts)
+        hits = [sentence_hits(lowers, g) for g in m.recognise.groups]
+        for i, s in enumerate(sents):
+            if sum(h >> i & 1 for h in hits) >= m.recognise.required and asserts(m, markers, s.lower):
                 out.append(
                     MisconceptionFinding(
                         id=m.id,

@@ -65,7 +65,7 @@ def test_sentence_hits_answers_as_each_sentence_asked_alone() -> None:
     every term list the rubric holds, over every dev answer, and for anchored and sentence-crossing terms."""
     import yaml
 
-    from agent.judge.matching import any_term, sentence_hits
+    from agent.judge.matching import any_term, compile_terms, sentence_hits
 
     root = Path(__file__).parents[2]
     data = [yaml.safe_load(f.read_text(encoding="utf-8")) for f in sorted((root / "rubrics").rglob("*.yaml"))]
@@ -87,8 +87,13 @@ def test_sentence_hits_answers_as_each_sentence_asked_alone() -> None:
     assert len(texts) > 100
     texts = texts[::3]  # a third of them: enough variety, a few seconds
     texts += ["alpha one.\nbeta two. - gamma beta", "x alpha\nbeta"]
+    term_lists.append(("/(?a)\\b1\\s*gib\\s*(=|is)/", "/(?a)(\\d+)\\s*gb,?\\s*(call it)\\s*\\1\\s*gib/"))
+    texts.append("it is 80 gb, call it 80 gib. it is 80 gb, call it 90 gib.")
     for text in texts:
         lowers = [s.lower for s in sentences(text)]
         for terms in term_lists:
-            want = sum(1 << i for i, low in enumerate(lowers) if any_term(low, terms))
+            # the truth: each term asked on its own (a joined pattern must not change what any term means)
+            alone = [any(t.search(low) for t in compile_terms(terms)) for low in lowers]
+            assert [any_term(low, terms) for low in lowers] == alone, (terms, text[:80])
+            want = sum(1 << i for i, hit in enumerate(alone) if hit)
             assert sentence_hits(lowers, terms) == want, (terms, text[:80])
