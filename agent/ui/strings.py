@@ -288,6 +288,9 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "no_quote": {"en": "no quote", "zh": "无引用"},
     "conversation": {"en": "The conversation so far", "zh": "目前的对话"},
     "you": {"en": "You", "zh": "你"},
+    "candidate": {"en": "Candidate", "zh": "候选人"},
+    "transcript_heading": {"en": "Transcript", "zh": "完整记录"},
+    "earlier_attempt": {"en": "Earlier attempt, retried", "zh": "上一次作答（已重答）"},
     "interviewer": {"en": "Interviewer", "zh": "面试官"},
     "flag_meanings": {"en": "What the flags mean", "zh": "标记的含义"},
 }

@@ -430,6 +430,23 @@ def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *
     return "\n".join(out)
 
 
+def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
+    """The whole transcript for a Markdown export, in the session's language: each turn with its time
+    in the session, and a retried answer's earlier attempts under it."""
+    lang: Lang = transcript.language
+    out = ["", f"## {t('transcript_heading', lang)}", ""]
+    for tr in transcript.rounds:
+        out += [f"### {round_title(rubric, tr.round, lang)}", ""]
+        for turn in tr.turns:
+            who = t("interviewer" if turn.role == "interviewer" else "candidate", lang)
+            at = f" ({clock(turn.at_s)})" if turn.at_s is not None else ""
+            out += [f"**{who}**{at}{_colon(lang)} {_md(turn.text)}", ""]
+            for e in (turn.model_extra or {}).get("earlier") or []:
+                when = f" ({clock(e['at_s'])})" if e.get("at_s") is not None else ""
+                out += [f"> *{t('earlier_attempt', lang)}{when}:* {_md(str(e.get('text', '')))}", ""]
+    return "\n".join(out)
+
+
 def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang) -> str:
     """The session's question and answer pairs so far, round by round."""
     if not transcript.rounds:

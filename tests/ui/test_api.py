@@ -301,6 +301,10 @@ def test_reports_chart_history_comparison_and_downloads(served: Served, tmp_path
     assert doc["id"] == second and len(doc["effective_scores"]) == 5 and doc["judge"]["rubric_version"]
     md = Path(md_file).read_text(encoding="utf-8")
     assert md.startswith(f"# Interview report: {second}")
+    # the full transcript in both exports, not only quoted fragments
+    turns = [t for r in doc["transcript"]["rounds"] for t in r["turns"]]
+    assert [t["role"] for t in turns][:2] == ["interviewer", "candidate"] and turns[1]["text"] == GOOD_ANSWER
+    assert "## Transcript" in md and GOOD_ANSWER in md
     cmp = c.predict(first, second, "en", api_name="/compare_attempts")
     assert [r[1] for r in cmp["data"]][-1] == "Total" and len(cmp["data"]) == 6
     assert all(int(r[4]) == r[3] - r[2] for r in cmp["data"])

@@ -10,6 +10,7 @@ import gradio as gr
 
 from agent import graph
 from agent.contracts.report import Report, RoundAssessment
+from agent.contracts.transcript import Transcript
 from agent.grading.render import report_json
 from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
@@ -165,10 +166,16 @@ def no_package() -> list[Any]:
 
 
 def show_report(
-    ctx: AppContext, report: Report, ui: Lang, key: str | None = None, package: tuple[str, str] | None = None
+    ctx: AppContext,
+    report: Report,
+    ui: Lang,
+    key: str | None = None,
+    package: tuple[str, str] | None = None,
+    transcript: Transcript | None = None,
 ) -> list[Any]:
     """The report's chart, summary and downloads; `key`: the id its overrides are kept under;
-    `package`: the session's evidence package (zip, page), when the report is of the owner's session."""
+    `package`: the session's evidence package (zip, page), when the report is of the owner's session;
+    `transcript`: the session's, added to both downloads (with every retried answer's earlier attempts)."""
     rubric = ctx.rubric
     key = key or report.id
     eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
@@ -184,10 +191,13 @@ def show_report(
     mpath = folder / f"{safe_name(report.id)}.md"
     doc = json.loads(report_json(report))
     doc["effective_scores"] = [e.model_dump(mode="json", exclude={"override"}) for e in eff]
+    if transcript is not None:
+        doc["transcript"] = transcript.model_dump(mode="json")
     jpath.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    mpath.write_text(
-        session_markdown(report, rubric) + views.effective_md(report, eff, rubric), encoding="utf-8"
-    )
+    md = session_markdown(report, rubric) + views.effective_md(report, eff, rubric)
+    if transcript is not None:
+        md += views.transcript_md(rubric, transcript)
+    mpath.write_text(md, encoding="utf-8")
     return [
         {"report": report.model_dump(mode="json")},
         "",
@@ -213,7 +223,7 @@ def open_report(
         return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4, *no_package()]
     if view.report is None:
         return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4, *no_package()]
-    return show_report(ctx, view.report, ui, package=package)
+    return show_report(ctx, view.report, ui, package=package, transcript=view.transcript)
 
 
 def use_review_report(ctx: AppContext, rep: dict[str, Any] | None, ui_v: str) -> list[Any]:
