@@ -1,6 +1,7 @@
 """`python -m agent.judge.runtime`: start the local vLLM judge, print its URL, stay in the foreground.
 
     python -m agent.judge.runtime --judge-only [--port P] [--gpu] [--model DIR] [--replicas N]
+                                  [--host ADDR] [--replica-id ID]
 
 prepares the venv and the model, starts the server, prints `JUDGE_BASE_URL=http://127.0.0.1:P/v1` and
 `JUDGE_MODEL=<served name>` on their own lines and stays until SIGINT/SIGTERM or until its parent
@@ -24,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 
 from agent.judge.runtime.errors import RuntimeSetupError, log
-from agent.judge.runtime.pool import JudgePool, prepare_pool
+from agent.judge.runtime.pool import JudgePool, mark_replica, prepare_pool
 from agent.judge.runtime.server import DEFAULT_READY_TIMEOUT_S, JudgeServer, prepare_judge
 from agent.judge.runtime.watchdog import die_with_parent
 
@@ -42,6 +43,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--served-model-name", default=None)
     parser.add_argument("--gpu", action="store_true", help="`vllm serve` from a `pip install vllm` venv")
     parser.add_argument("--ready-timeout", type=float, default=DEFAULT_READY_TIMEOUT_S)
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address the server binds (a container: 0.0.0.0; default 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--replica-id",
+        default=None,
+        help="mark every response x-judge-replica: ID (one server of a pool behind a router, e.g. deploy/)",
+    )
     parser.add_argument(
         "--replicas", type=int, default=1, help="N > 1: N servers behind vllm-router (its URL is printed)"
     )
@@ -74,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             served_model_name=args.served_model_name,
             ready_timeout=args.ready_timeout,
         )
+        server.host = args.host
+        if args.replica_id:
+            server = mark_replica(server, args.replica_id)
         server.start()
         serving.set()
         if stop_event.is_set():

@@ -192,6 +192,17 @@ class JudgePool:
         self.stop()
 
 
+def mark_replica(server: JudgeServer, replica_id: str, middleware_dir: Path | None = None) -> JudgeServer:
+    """`server` marking its responses `x-judge-replica: replica_id` (the middleware on its PYTHONPATH)."""
+    folder = install_middleware(middleware_dir or config.cache_dir() / "judge-middleware")
+    env = dict(server.extra_env)
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(folder), server.extra_env.get("PYTHONPATH")) if x)
+    env[REPLICA_ENV] = replica_id
+    return dataclasses.replace(
+        server, extra_args=(*server.extra_args, "--middleware", MIDDLEWARE), extra_env=env
+    )
+
+
 def pool_of(
     template: JudgeServer,
     replicas: int,
@@ -206,28 +217,20 @@ def pool_of(
     of the cores when on CPU) and a router on `port` in front of them. Not started."""
     if replicas < 1:
         raise RuntimeSetupError("--replicas must be at least 1")
-    folder = install_middleware(middleware_dir or config.cache_dir() / "judge-middleware")
-    base_path = template.extra_env.get("PYTHONPATH")
     binds = core_sets(replicas) if not template.gpu and "VLLM_CPU_OMP_THREADS_BIND" not in os.environ else []
     servers = []
     for k in range(replicas):
         p = free_port(template.host)
         env = dict(template.extra_env)
-        env["PYTHONPATH"] = os.pathsep.join(x for x in (str(folder), base_path) if x)
-        env[REPLICA_ENV] = f"{template.host}:{p}"
         if binds:
             env["VLLM_CPU_OMP_THREADS_BIND"] = binds[k]
-        servers.append(
-            dataclasses.replace(
-                template,
-                port=p,
-                log_path=None
-                if template.log_path is None
-                else template.log_path.with_name(f"replica-{p}.log"),
-                extra_args=(*template.extra_args, "--middleware", MIDDLEWARE),
-                extra_env=env,
-            )
+        server = dataclasses.replace(
+            template,
+            port=p,
+            log_path=None if template.log_path is None else template.log_path.with_name(f"replica-{p}.log"),
+            extra_env=env,
         )
+        servers.append(mark_replica(server, f"{template.host}:{p}", middleware_dir))
     router = RouterServer(
         python=router_python,
         model_dir=template.model_dir,
