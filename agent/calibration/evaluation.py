@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -232,16 +233,25 @@ def run_eval(
     *,
     judge: Judge | None = None,
     info: JudgeInfo | None = None,
+    concurrency: int = 1,
 ) -> EvalResult:
+    """The judge on a graded set. `concurrency` answers are assessed at once (a vLLM judge's server is kept
+    busy: `agent.judge.factory.batch_size`); the figures do not depend on it."""
     results: dict[str, RoundAssessment] = {}
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        assessed = list(
+            pool.map(
+                lambda a: assess_answer(rubric, a.round, a.as_answer(), a.language, judge=judge, info=info),
+                gs.answers,
+            )
+        )
     items: list[ItemResult] = []
     in_range = dims = all_in = 0
     exp_flags = got_flags = false_flags = 0
     tier_hits = {t: [0, 0] for t in TIERS}
     per_flag: dict[str, list[int]] = {f: [0, 0, 0] for f in ANSWER_FLAGS}  # expected, hit, forbidden raised
     fallbacks = 0
-    for a in gs.answers:
-        ra = assess_answer(rubric, a.round, a.as_answer(), a.language, judge=judge, info=info)
+    for a, ra in zip(gs.answers, assessed, strict=True):
         results[a.id] = ra
         fallbacks += ra.fell_back
         tier = next(t for t, kinds in TIERS.items() if a.kind in kinds)

@@ -94,9 +94,8 @@ def run(
     jd, info, why = make_judge(judge, rubric)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
-    if info.kind == "vllm":
-        batch_size(jd, concurrency)
-    results = {n: run_eval(rubric, gs, judge=jd, info=info) for n, gs in sets.items()}
+    at_once = batch_size(jd, concurrency) if info.kind == "vllm" else 1
+    results = {n: run_eval(rubric, gs, judge=jd, info=info, concurrency=at_once) for n, gs in sets.items()}
     t = Table(title=f"judge {info.kind}:{info.model} · {rubric.version}")
     t.add_column("measure")
     for n in results:
@@ -115,7 +114,9 @@ def run(
         for r in results.values():
             x = next((y for y in r.flags if y.flag == k), None)
             cells.append(
-                "—" if x is None else f"{x.precision.fmt()} of {x.precision.n} / {x.recall.fmt()} of {x.recall.n}"
+                "—"
+                if x is None
+                else f"{x.precision.fmt()} of {x.precision.n} / {x.recall.fmt()} of {x.recall.n}"
             )
         f.add_row(k, *cells)
     con.print(f)
@@ -133,7 +134,9 @@ def run(
                 con.print(f"  {line}", markup=False)
     if json_out:
         json_out.write_text(
-            json.dumps({n: r.model_dump(mode="json") for n, r in results.items()}, ensure_ascii=False, indent=2),
+            json.dumps(
+                {n: r.model_dump(mode="json") for n, r in results.items()}, ensure_ascii=False, indent=2
+            ),
             encoding="utf-8",
         )
 
@@ -148,7 +151,8 @@ def calibrate_cmd(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", help="folder for calibration.{json,md,png}, one subfolder a split (default: <data dir>/calibration)"
+            "--out",
+            help="folder for calibration.{json,md,png}, one subfolder a split (default: <data dir>/calibration)",
         ),
     ] = None,
     overrides: Annotated[
@@ -232,7 +236,9 @@ def calibrate_cmd(
         if rep.spread:
             con.print(
                 f"{n}: spread over {rep.spread.repeat} runs (largest range of one item): "
-                + ", ".join(f"{d.dimension} {d.max_range}" for d in [*rep.spread.dimensions, rep.spread.total])
+                + ", ".join(
+                    f"{d.dimension} {d.max_range}" for d in [*rep.spread.dimensions, rep.spread.total]
+                )
             )
         if rep.fallbacks:
             err.print(
@@ -278,9 +284,7 @@ def probes_cmd(
     jd, info, why = make_judge(judge, rubric)
     if why:
         err.print(f"[yellow]judge:[/] {why}")
-    rep = run_probes(
-        rubric, gs, ts, judge=jd, info=info, concurrency=batch_size(jd, concurrency)
-    )
+    rep = run_probes(rubric, gs, ts, judge=jd, info=info, concurrency=batch_size(jd, concurrency))
     t = Table(title=f"bias probes · judge {info.kind}:{info.model} · {rubric.version}")
     for col in ("probe", "passes when", "pass rate"):
         t.add_column(col)

@@ -214,3 +214,32 @@ def test_each_repeated_run_is_sent_to_the_judge_in_full(rubric: Rubric, small_se
     # within a run an identical request is sent once (the injected answer is its base, for the model)
     assert distinct < per_answer
     assert len(fake.bodies) == 2 * distinct
+
+
+def test_run_eval_assesses_answers_at_once_with_the_same_figures(rubric: Rubric, small_set: GradedSet) -> None:
+    """--concurrency keeps a vLLM judge's server busy: answers are assessed side by side (a judge that
+    waits shows the overlap), and the figures are those of one answer at a time."""
+    import threading
+    import time
+
+    class Slow(EmbeddedJudge):
+        now = peak = 0
+        lock = threading.Lock()
+
+        def fill(self, *args: object, **kwargs: object) -> Fill:  # type: ignore[override]
+            with self.lock:
+                Slow.now += 1
+                Slow.peak = max(Slow.peak, Slow.now)
+            time.sleep(0.05)
+            try:
+                return super().fill(*args, **kwargs)  # type: ignore[arg-type]
+            finally:
+                with self.lock:
+                    Slow.now -= 1
+
+    one = run_eval(rubric, small_set, judge=Slow(), info=EMBEDDED, concurrency=1)
+    assert Slow.peak == 1
+    four = run_eval(rubric, small_set, judge=Slow(), info=EMBEDDED, concurrency=4)
+    assert Slow.peak > 1
+    assert four.dims_in_range == one.dims_in_range and four.pair_order == one.pair_order
+    assert [i.id for i in four.items] == [i.id for i in one.items]
