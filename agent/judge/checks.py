@@ -105,6 +105,10 @@ def given_values(text: str) -> frozenset[float]:
 
 _SHOWN = re.compile(r"\d\s*[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
+_MODEL_NAME = re.compile(
+    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型)", re.I
+)
+"""`an 8B-class instruct model`, `14B dense 模型`: a model named by its size, not a quantity the candidate claims."""
 _HARDWARE = re.compile(
     r"\b(a100|h100|h200|h800|h20|l40s?|l4|a10g?|a800|rtx\s?\d{4}|b200|mi300x?)[\s-]*(sxm|pcie)?[\s-]*$", re.I
 )
@@ -162,7 +166,9 @@ def numbers(
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
             if _TIME_BOX.match(s.text, m.start()) or _TIME_BOX_END.search(s.text[: m.end()]):
                 continue  # "0–5 min", "5–15 分钟": a plan's time box, not a claimed quantity
-            if _HARDWARE.search(s.text[max(0, m.start() - 16) : m.start()]):
+            if _MODEL_NAME.match(s.text, m.start()) or _HARDWARE.search(
+                s.text[max(0, m.start() - 16) : m.start()]
+            ):
                 continue
             if v in given or v in asked[s.question]:
                 out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))

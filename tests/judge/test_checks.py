@@ -117,6 +117,14 @@ def test_numbers_a_computation_a_blanket_statement_or_an_earlier_label_covers(le
         lex,
     )
     assert context.unlabeled_numbers == []
+    named = run_checks(
+        "project-experience", "We served an 8B-class instruct model; later a 14B dense 模型.", lex
+    )
+    assert named.unlabeled_numbers == []
+    placeholder = run_checks(
+        "system-design", "Long prompts go to a second pool above 8k tokens (a placeholder).", lex
+    )
+    assert placeholder.unlabeled_numbers == []
 
 
 def test_measured_claim_without_artifact_is_fabricated(lex: dict[str, Any]) -> None:

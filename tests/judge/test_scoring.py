@@ -250,3 +250,10 @@ def test_accuracy_1_needs_an_error_or_nothing_covered(rubric: Rubric) -> None:
     assert assess_answer(rubric, "project-experience", thin, "en").scores["accuracy"] == 2
     assert assess_answer(rubric, "project-experience", wrong, "en").scores["accuracy"] == 1
     assert assess_answer(rubric, "concepts", "I am not sure.", "en").scores["accuracy"] == 1
+
+
+def test_eviction_in_other_words_is_not_happy_path_only(rubric: Rubric) -> None:
+    """A limit named in other words ("out of pages, the scheduler evicts a running request") refutes the gate."""
+    evicts = CONCEPTS_HAPPY + " Out of pages, the scheduler evicts a running request and recomputes it later."
+    assert "happy_path_only" in assess_answer(rubric, "concepts", CONCEPTS_HAPPY, "en").flags
+    assert "happy_path_only" not in assess_answer(rubric, "concepts", evicts, "en").flags
