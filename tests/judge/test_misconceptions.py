@@ -119,6 +119,8 @@ def test_a_denial_a_correction_or_a_question_asserts_nothing(rubric: Rubric, tex
     [
         ("concepts", "Only full blocks are shared, and it is not a response cache, decode still runs."),
         ("source-trace", "So logprobs=5 still pays a full-vocabulary log-softmax; N only shrinks the gather and the body."),
+        ("source-trace", "预期可能不完全一致，这正是 seed ≠ bitwise determinism 的边界。"),
+        ("source-trace", "Keep in mind seed != bitwise determinism once batch shapes differ."),
         ("capacity", "Assuming the 8 KV heads shard evenly over TP=4, each rank holds 2 KV heads."),
         ("capacity", "The KV-only upper bound is about 180 requests, a theoretical figure, not a promise."),
         ("system-design", "LoRAs are static, versioned artifacts the platform loads; tenants never get the runtime load API."),
