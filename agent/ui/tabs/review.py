@@ -22,6 +22,7 @@ from agent import graph
 from agent.contracts.report import Report
 from agent.contracts.transcript import TranscriptError, parse_transcript
 from agent.graph import SessionError, SessionReport
+from agent.graph.bulk import grade_in_worker
 from agent.overrides import OverrideLogError, effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
@@ -89,7 +90,8 @@ def build(ctx: AppContext) -> None:
     ui, owner_state, report_state = ctx.ui, ctx.owner_state, ctx.report_state
     review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
     # grading a whole upload or session waits in its own queue, one at a time, so it never takes the
-    # interactive events' slots (an answer, an override) from other users
+    # interactive events' slots (an answer, an override) from other users; it runs in a worker process
+    # (agent.graph.bulk), so it does not hold this process's GIL while they are served either
     r_file.upload(
         ctx.bind(open_report_file),
         [r_file, ui, owner_state],
@@ -167,7 +169,7 @@ def open_stored(ctx: AppContext, sid: str, session_owner: str | None, ui: Lang, 
     if not view.transcript.rounds:
         return failed(t("nothing_to_grade", ui))
     try:
-        return loaded(ctx, graph.grade_with_graph(view.transcript), "kind_session_partial", ui, stored=True)
+        return loaded(ctx, grade_in_worker(view.transcript), "kind_session_partial", ui, stored=True)
     except (SessionError, TranscriptError, ValueError) as e:
         return failed(str(e))
 
@@ -211,7 +213,11 @@ def open_report_file(
     note = t("upload_key", ui, where=key)
     if report is not None:
         return loaded(ctx, report, "kind_report", ui, key=key, note=note)
-    return loaded(ctx, graph.grade_with_graph(transcript), "kind_transcript", ui, key=key, note=note)
+    try:
+        graded = grade_in_worker(transcript)
+    except (SessionError, TranscriptError, ValueError) as e:
+        return failed(str(e))
+    return loaded(ctx, graded, "kind_transcript", ui, key=key, note=note)
 
 
 def open_session_report(
