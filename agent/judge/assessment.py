@@ -63,6 +63,29 @@ def given_text(rubric: Rubric, round_id: RoundId, params: capacity.CapacityParam
     return " ".join(rubric.round(round_id).prompt.get(lang) for lang in ("zh", "en"))
 
 
+def topic_terms(rubric: Rubric, round_id: RoundId) -> tuple[str, ...]:
+    """The words of the round's evidence cues (plain terms of 5+ letters, 3+ characters in Chinese: short
+    ones such as "team" or 所以, and `topic_stopwords`, are everyday words): a sentence that uses none of them is not about the
+    round's subject."""
+    key = (id(rubric), round_id)
+    if key not in _TOPIC:
+        stop = {w.lower() for w in rubric.lexicon.get("topic_stopwords", [])}
+        words = {
+            t
+            for item in rubric.evidence(round_id)
+            for group in item.cues.groups
+            for t in group
+            if not t.startswith("/")
+            and len(t.strip()) >= (5 if t.isascii() else 3)
+            and t.strip().lower() not in stop
+        }
+        _TOPIC[key] = tuple(sorted(words))
+    return _TOPIC[key]
+
+
+_TOPIC: dict[tuple[int, str], tuple[str, ...]] = {}
+
+
 def assess_answer(
     rubric: Rubric,
     round_id: RoundId,
@@ -108,6 +131,7 @@ def assess_answer(
         failure_cues=common.get(hp.get("failure_item", "")),
         rollback_cues=common.get(hp.get("rollback_item", "")),
         given_text=given_text(rubric, round_id, capacity_params),
+        topic=topic_terms(rubric, round_id),
     )
     checks.misconceptions = find_misconceptions(rubric, round_id, clean)
     matches = [match_question(rubric, round_id, q) for q in whole.questions]

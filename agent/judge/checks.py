@@ -241,10 +241,13 @@ def structure(sents: Sequence[Sentence], lex: dict[str, Any]) -> int:
     return sum(1 for s in distinct(sents) if any_term(s.lower, lex.get("structure_markers", [])))
 
 
-def substantive(sents: Sequence[Sentence], lex: dict[str, Any]) -> int:
-    """Distinct sentences that name a specific or show order: what padding and pleasantries do not add."""
-    marks = [*lex.get("specifics", []), *lex.get("structure_markers", [])]
-    return sum(1 for s in distinct(sents) if any_term(s.lower, marks))
+def substantive(sents: Sequence[Sentence], lex: dict[str, Any], topic: Sequence[str] = ()) -> int:
+    """Distinct sentences that name a specific, show order or speak of the round's subject (`topic`: the
+    words of its evidence cues): what padding and pleasantries do not add."""
+    marks = [*lex.get("specifics", []), *lex.get("structure_markers", []), *topic]
+    kept = distinct(sents)
+    hit = sentence_hits([s.lower for s in kept], marks)
+    return hit.bit_count()
 
 
 def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
@@ -313,6 +316,7 @@ def run_checks(
     failure_cues: Cues | None = None,
     rollback_cues: Cues | None = None,
     given_text: str = "",
+    topic: Sequence[str] = (),
 ) -> Checks:
     """All deterministic checks of one round's answer (`given_text`: the round's prompt, whose numbers
     are given)."""
@@ -349,7 +353,7 @@ def run_checks(
         and not any_term(lower, lex["alternative"]),
         asked_for_inputs=first_term(lower, lex["asks_for_inputs"]) is not None,
         honest_unknown=honest_unknown(clean, lex),
-        sentences=substantive(clean, lex),
+        sentences=substantive(clean, lex, topic),
         specifics=specifics(clean, lex),
         structure=structure(clean, lex),
     )

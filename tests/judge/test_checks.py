@@ -201,3 +201,25 @@ def test_capacity_check_runs_only_in_round_3(lex: dict[str, Any]) -> None:
     text = "74.5 GiB weights, 18.6 GiB per rank, 41.4 GiB budget, 245,760 B per token, 180 requests."
     assert run_checks("capacity", text, lex).capacity is not None
     assert run_checks("concepts", text, lex).capacity is None
+
+
+def test_a_sentence_on_the_rounds_subject_is_substantive_and_pleasantries_are_not(
+    lex: dict[str, Any],
+) -> None:
+    """A project story told without file names still speaks of the round's subject (words of its cues);
+    everyday words ("team", 所以) are not the subject."""
+    from agent.judge.assessment import topic_terms
+    from agent.rubric import load_rubric
+
+    topic = topic_terms(load_rubric(), "project-experience")
+    story = (
+        "Three copies behind the internal load balancer. The readiness probe passes after a priming prompt. "
+        "A new image goes to one copy first, and we redeploy the previous image tag if it misbehaves."
+    )
+    fluff = "Thanks, great question. I love my team and we always give one hundred percent. 所以我很有热情。"
+    assert run_checks("project-experience", story, lex, topic=topic).sentences >= 2
+    assert (
+        run_checks("project-experience", story, lex).sentences
+        < run_checks("project-experience", story, lex, topic=topic).sentences
+    )
+    assert run_checks("project-experience", fluff, lex, topic=topic).sentences == 0
