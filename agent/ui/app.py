@@ -34,12 +34,20 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
     with gr.Blocks(title=t("app_title", ui_lang), analytics_enabled=False) as app:
         owner_state = gr.State(None)
         browser_id = gr.BrowserState(None, storage_key="interview-coach-browser", secret=browser_secret())
+        # the interface language this browser chose last: a reload keeps it
+        ui_saved = gr.BrowserState(None, storage_key="interview-coach-ui-language")
         report_state = gr.State(None)
         with gr.Row(equal_height=True):
             with gr.Column(scale=4):
                 T(gr.Markdown, {"value": header_md})
             with gr.Column(scale=1, min_width=180):
-                ui = T(gr.Radio, {"label": "ui_language"}, choices=LANG_CHOICES, value=ui_lang)
+                ui = T(
+                    gr.Radio,
+                    {"label": "ui_language"},
+                    choices=LANG_CHOICES,
+                    value=ui_lang,
+                    elem_id="ui-language",
+                )
         who = gr.Markdown("")
         ctx = AppContext(services or Services(), T, ui_lang, ui, owner_state, report_state)
 
@@ -52,13 +60,16 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             [ui, *(p.state for p in panes)],
             [*T.blocks, *(p.question for p in panes), *(p.progress for p in panes)],
             api_name="set_ui_language",
-        )
-        app.load(
+        ).then(lambda v: lang_of(v), ui, ui_saved, api_name="remember_ui_language", show_progress="hidden")
+        loaded = app.load(
             ctx.bind(restore_owner),
             [browser_id, ui],
             [browser_id, owner_state, who],
             api_name="restore_owner",
-        )
+        ).then(saved_language, [ui_saved, ui], ui, api_name="restore_ui_language", show_progress="hidden")
+        for pane in panes:
+            if pane.on_load is not None:
+                pane.on_load(loaded)
     return app
 
 
@@ -71,6 +82,12 @@ def switch(ctx: AppContext, ui_v: str, p: dict[str, Any], c: dict[str, Any]) -> 
     lang = lang_of(ui_v)
     questions = [question_md(st, lang) for st in (p, c)]
     return [*ctx.texts.updates(lang), *questions, progress(ctx, p, lang), progress(ctx, c, lang)]
+
+
+def saved_language(saved: str | None, current: str) -> Any:
+    """The interface language this browser chose last; the switch as it is when it chose none (or when
+    that is the one shown: a change would re-render every label for nothing)."""
+    return saved if saved in ("en", "zh") and saved != current else gr.update()
 
 
 def restore_owner(ctx: AppContext, saved: str | None, ui_v: str, request: gr.Request) -> tuple[str, str, str]:

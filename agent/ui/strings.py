@@ -36,6 +36,17 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "resume": {"en": "Resume", "zh": "继续"},
     "started": {"en": "Session {sid} started.", "zh": "会话 {sid} 已开始。"},
     "resumed": {"en": "Session {sid} resumed.", "zh": "会话 {sid} 已继续。"},
+    "restored": {
+        "en": "Welcome back: session {sid} continues where you left it.",
+        "zh": "欢迎回来：会话 {sid} 从你离开的地方继续。",
+    },
+    "unfinished": {"en": "Continue an unfinished session", "zh": "继续未完成的会话"},
+    "unfinished_item": {"en": "{plan} · {when} UTC · {sid}", "zh": "{plan} · {when}（UTC）· {sid}"},
+    "confirm_replace": {
+        "en": "A session is under way. Leave it and open another? It stays saved: you can continue it later "
+        "from the list of unfinished sessions.",
+        "zh": "当前有一个进行中的会话。要离开它并打开另一个吗？它会被保存，之后可以在“继续未完成的会话”中继续。",
+    },
     "no_session": {"en": "Start or resume a session first.", "zh": "请先开始或继续一个会话。"},
     "need_session_id": {"en": "Enter a session id.", "zh": "请输入会话编号。"},
     "need_previous": {

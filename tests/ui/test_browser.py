@@ -55,6 +55,7 @@ def browser() -> Iterator[Browser]:
 def _open(browser: Browser, served: Served) -> Page:
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(WAIT_MS)
+    page.on("dialog", lambda d: d.accept())  # "leave the session under way?": yes, as a person who clicked
     page.goto(served.url)
     page.locator("#start").wait_for()
     return page

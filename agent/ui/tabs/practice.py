@@ -17,6 +17,7 @@ from agent.graph import SessionView
 from agent.graph.report import session_markdown
 from agent.rubric.model import Lang
 from agent.ui import views
+from agent.ui.auth import browser_secret
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
 from agent.ui.strings import t
 from agent.ui.tabs.shared import (
@@ -39,6 +40,8 @@ def build(ctx: AppContext) -> SessionPane:
     with gr.Tab(t("tab_practice", ui_lang), id="practice") as tab_practice:
         T.register(tab_practice, {"label": "tab_practice"})
         p_state = gr.State({})
+        # the session this browser practises now, kept in its local storage: a reload resumes it
+        p_saved = gr.BrowserState(None, storage_key="interview-coach-practice", secret=browser_secret())
         # the round-finished moment: at the top, until the candidate continues
         with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
             p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
@@ -63,8 +66,17 @@ def build(ctx: AppContext) -> SessionPane:
             p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="start")
         with gr.Row():
             p_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="practice-sid")
+            p_unfinished = T(
+                gr.Dropdown,
+                {"label": "unfinished"},
+                choices=[],
+                value=None,
+                allow_custom_value=True,
+                scale=3,
+                elem_id="practice-unfinished",
+            )
             p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2, elem_id="practice-resume-id")
-            p_resume = T(gr.Button, {"value": "resume"}, scale=1)
+            p_resume = T(gr.Button, {"value": "resume"}, scale=1, elem_id="resume")
         p_progress = gr.HTML("", elem_id="practice-progress")
         with gr.Row():
             with gr.Column(scale=3):
@@ -136,6 +148,9 @@ def build(ctx: AppContext) -> SessionPane:
         p_finish,
         p_retry,
         p_retry_cancel,
+        p_plan,
+        p_lang,
+        p_prev,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -146,14 +161,33 @@ def build(ctx: AppContext) -> SessionPane:
         [p_audio_q, p_spoken, p_voice],
         api_name="speak_question",
     )
-    for trigger, fn, inputs, name in [
-        (p_start, bind(start_practice), [p_plan, p_lang, p_prev, p_state, *common], "start_practice"),
-        (p_continue, bind(continue_round), [p_state, *common], "continue_round"),
-        (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice"),
-        (p_send, bind(send_answer), [p_answer, p_state, *common], "send_answer"),
-        (p_finish, bind(finish_round), [p_state, *common], "finish_round"),
+    listed = {"fn": bind(list_unfinished), "inputs": common, "outputs": [p_unfinished]}
+    # Start and Resume replace the session on screen: the browser asks first when one is under way
+    for trigger, fn, inputs, name, js in [
+        (
+            p_start,
+            bind(start_practice),
+            [p_plan, p_lang, p_prev, p_state, *common],
+            "start_practice",
+            confirm_js(2),
+        ),
+        (p_continue, bind(continue_round), [p_state, *common], "continue_round", None),
+        (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice", confirm_js(0)),
+        (p_send, bind(send_answer), [p_answer, p_state, *common], "send_answer", None),
+        (p_finish, bind(finish_round), [p_state, *common], "finish_round", None),
     ]:
-        trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking])
+        event = trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking], js=js)
+        if trigger in (p_start, p_resume, p_finish, p_send):
+            event.then(**listed, api_name="list_unfinished", show_progress="hidden")
+    p_unfinished.select(
+        bind(resume_practice),
+        [p_unfinished, p_state, *common],
+        outputs,
+        api_name="resume_listed",
+        js=confirm_js(0),
+    ).then(**listed, api_name="list_unfinished", show_progress="hidden")
+    p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
+    tab_practice.select(**listed, api_name="list_unfinished")
     retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
     p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
@@ -164,7 +198,14 @@ def build(ctx: AppContext) -> SessionPane:
         [p_answer, p_status],
         api_name="transcribe_practice",
     )
-    return SessionPane(state=p_state, question=p_question, progress=p_progress)
+
+    def on_load(loaded: Any) -> None:
+        """After the page's owner is known: the session this browser was practising, then the list."""
+        loaded.then(
+            bind(restore_practice), [p_saved, p_state, *common], outputs, api_name="restore_practice"
+        ).then(**listed, api_name="list_unfinished", show_progress="hidden")
+
+    return SessionPane(state=p_state, question=p_question, progress=p_progress, on_load=on_load)
 
 
 def practice_out(
@@ -198,6 +239,7 @@ def practice_out(
             *[gr.update()] * 4,
             *[gr.update()] * 7,
             *[gr.update()] * 2,
+            *[gr.update()] * 3,
         ]
     rubric = ctx.rubric
     state = view_state(view)
@@ -299,12 +341,89 @@ def practice_out(
         gr.update(interactive=not held and view.status != "done" and not retrying),
         gr.update(interactive=state["can_retry"], visible=not retrying),
         gr.update(visible=retrying),
+        *(plan_controls(view) if not same_session else [gr.update()] * 3),
     ]
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
     """The tab as it was, with `note` as its status and `keep` in the answer box."""
     return practice_out(ctx, None, state, ui, note=note, keep=keep)
+
+
+KEEP = "__keep__"
+"""What Start or Resume sends when the candidate chose to keep the session under way (`confirm_js`)."""
+
+
+def confirm_js(index: int) -> str:
+    """Before Start or Resume replaces a session under way (a session id shown, the progress not 'done'):
+    the browser's confirm, in the interface language; "keep" sends KEEP as the input at `index` (a free
+    text input: Gradio checks a dropdown's value against its choices)."""
+    ask = {lang: t("confirm_replace", lang) for lang in ("en", "zh")}
+    return (
+        "(...args) => { const sid = document.querySelector('#practice-sid :is(input, textarea)')?.value;"
+        " const done = document.querySelector('#practice-progress .coach-progress.done');"
+        " const zh = document.querySelector('#ui-language input[value=zh]')?.checked;"
+        f" const ask = zh ? {json.dumps(ask['zh'])} : {json.dumps(ask['en'])};"
+        f" if (sid && !done && !window.confirm(ask)) {{ args[{index}] = {json.dumps(KEEP)}; }}"
+        " return args; }"
+    )
+
+
+def plan_controls(view: SessionView) -> list[Any]:
+    """The plan, interview language and previous-session controls as the session has them."""
+    words = view.plan.split()
+    redo = len(words) > 1 and words[0] == "redo"
+    return [
+        gr.update(value="redo" if redo else view.plan),
+        gr.update(value=view.language),
+        gr.update(value=words[1] if redo else ""),
+    ]
+
+
+def remember(state: dict[str, Any]) -> str | None:
+    """What this browser keeps to resume after a reload: the session under way (none once it is done)."""
+    return state.get("sid") if state.get("sid") and state.get("status") != "done" else None
+
+
+def list_unfinished(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
+    """The owner's unfinished practice sessions, by plan and date (the id last), most recent first."""
+    ui = lang_of(ui_v)
+    names = {value: label for label, value in ctx.plan_choices(ui)}
+    choices = []
+    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
+        if s.status == "done" or s.mode != "practice":
+            continue
+        words = s.plan.split()
+        plan = names.get(words[0], s.plan)
+        when = s.updated_at[:16].replace("T", " ")
+        choices.append((t("unfinished_item", ui, plan=plan, when=when, sid=s.session_id), s.session_id))
+    return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)
+
+
+UNFINISHED_SHOWN = 30
+
+
+@session_errors_noted(practice_note)
+def restore_practice(
+    ctx: AppContext,
+    saved: str | None,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    """On page load: the session this browser was practising, as it stands (the page was reloaded)."""
+    ui = lang_of(ui_v)
+    unchanged = [gr.update() for _ in practice_note(ctx, state, ui, "")]
+    if not saved or state.get("sid"):
+        return unchanged
+    try:
+        view = graph.get_session(saved, owner=ctx.owner_of(owner_v, request))
+    except graph.SessionError:
+        return unchanged
+    if view.status == "done":
+        return unchanged
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=t("restored", ui, sid=view.session_id))
 
 
 @session_errors_noted(practice_note)
@@ -319,6 +438,8 @@ def start_practice(
     request: gr.Request,
 ) -> list[Any]:
     ui = lang_of(ui_v)
+    if prev_sid == KEEP:
+        return practice_note(ctx, state, ui, "")
     owner = ctx.owner_of(owner_v, request)
     spec = plan or "concepts"
     if spec == "redo":
@@ -334,6 +455,8 @@ def resume_practice(
     ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
+    if sid == KEEP:
+        return practice_note(ctx, state, ui, "")
     if not (sid or "").strip():
         return practice_note(ctx, state, ui, t("need_session_id", ui))
     view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))

@@ -41,6 +41,8 @@ class SessionPane:
     """What the tab keeps of its session (`view_state`)."""
     question: gr.Markdown
     progress: gr.HTML
+    on_load: Callable[[Any], None] | None = None
+    """Chains the tab's own events after the page's load event (which knows the page's owner)."""
 
 
 def question_md(state: dict[str, Any], ui: Lang) -> str:

@@ -1,0 +1,134 @@
+"""Sessions are never lost (issue 12), in headless Chromium: a reload resumes the session under way; the
+owner's unfinished sessions are listed by plan and date and resume from the list with their plan and
+language; Start asks before replacing a session under way (cancel keeps it). In English and Chinese.
+
+Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 11a-reloaded-{lang},
+11b-unfinished-{lang}.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.ui.conftest import Served
+from tests.ui.test_browser import WAIT_MS, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_practice_loop import _text
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Dialog, Page
+
+pytestmark = pytest.mark.browser
+
+SEEN = {
+    "en": {
+        "question": "Question:",
+        "welcome": "Welcome back",
+        "plan": "Concept quick-fire (5 min)",
+        "full": "Full mock: five rounds, 90 min",
+        "lang": "English",
+        "other": "中文",
+        "asks": "A session is under way",
+    },
+    "zh": {
+        "question": "问题:",
+        "welcome": "欢迎回来",
+        "plan": "概念快问（5 分钟）",
+        "full": "完整模拟：五轮，90 分钟",
+        "lang": "中文",
+        "other": "English",
+        "asks": "当前有一个进行中的会话",
+    },
+}
+ANSWER = "Paged KV cache allocates fixed-size blocks on demand."
+
+
+def _sid(page: Page) -> str:
+    return page.locator("#practice-sid :is(input, textarea)").input_value()
+
+
+def _wait_sid(page: Page, not_this: str = "") -> str:
+    page.wait_for_function(
+        "old => { const v = document.querySelector('#practice-sid :is(input, textarea)')?.value || '';"
+        " return v.length > 0 && v !== old; }",
+        arg=not_this,
+    )
+    return _sid(page)
+
+
+def _ui(page: Page, lang: str) -> None:
+    if lang == "zh":
+        page.locator("#ui-language").get_by_text("中文").click()
+        page.get_by_role("tab", name="练习").wait_for()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_reload_resumes_unfinished_listed_and_start_asks_first(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    lang: str,
+) -> None:
+    seen = SEEN[lang]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    answers: list[str] = []  # what the browser's confirm dialog is answered, in turn
+    asked: list[str] = []
+
+    def on_dialog(d: Dialog) -> None:
+        asked.append(d.message)
+        d.accept() if answers.pop(0) == "accept" else d.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.goto(served.url)
+    page.locator("#start").wait_for()
+    _ui(page, lang)
+    page.locator("#session-lang").get_by_text(seen["lang"]).click()
+    page.locator("#start").click()  # nothing under way: no question asked
+    first = _wait_sid(page)
+    page.locator("#answer textarea").fill(ANSWER)
+    page.locator("#send").click()
+    _shows(page, "#conversation", ANSWER[:30])
+    assert asked == []
+
+    # 1. a reload continues the session where it was
+    page.reload()
+    page.locator("#start").wait_for()
+    _ui(page, lang)
+    assert _wait_sid(page) == first
+    _shows(page, "#practice-status", seen["welcome"])
+    _shows(page, "#conversation", ANSWER[:30])
+    _shows(page, "#practice-question", seen["question"])
+    _shot(page, screenshots, f"11a-reloaded-{lang}")
+
+    # 2. Start while it is under way asks first; cancel keeps it
+    page.locator("#plan input").click()
+    page.get_by_role("option", name=seen["full"]).click()
+    page.locator("#session-lang").get_by_text(seen["other"]).click()
+    answers.append("dismiss")
+    page.locator("#start").click()
+    page.wait_for_function("n => n === 0", arg=len(answers))  # the dialog was answered
+    page.wait_for_timeout(800)
+    assert len(asked) == 1 and seen["asks"] in asked[0]
+    assert _sid(page) == first and ANSWER[:30] in _text(page, "#conversation")
+    answers.append("accept")
+    page.locator("#start").click()
+    second = _wait_sid(page, first)
+    assert len(asked) == 2
+
+    # 3. the unfinished sessions, by plan and date; the first resumes with its plan and language
+    page.locator("#practice-unfinished input").click()
+    option = page.get_by_role("option").filter(has_text=first)
+    option.wait_for()
+    assert seen["plan"].split("（")[0].split(" (")[0] in option.inner_text()
+    _shot(page, screenshots, f"11b-unfinished-{lang}")
+    answers.append("accept")
+    option.click()
+    assert _wait_sid(page, second) == first
+    _shows(page, "#conversation", ANSWER[:30])
+    assert page.locator("#plan input").input_value() == seen["plan"]
+    assert page.locator("#session-lang input:checked").evaluate("e => e.value") in (lang, seen["lang"])
+    context.close()
