@@ -1,7 +1,7 @@
 """One app process against two app replicas over one Postgres: answer -> next question latency, errors
 and sessions/s at 10, 25 and 50 concurrent simulated candidates (issue 15).
 
-Run: .venv/bin/python bench/replica_bench.py [--clients 10 25 50] [--sessions 3] [--repeat 1]
+Run: .venv/bin/python bench/replica_bench.py [--clients 10 25 50] [--sessions 3] [--repeat 1] [--think S]
 
 It starts a throwaway Postgres server in a temporary folder (Debian's initdb and pg_ctl, as the tests
 do: tests/postgres/cluster.py; as the `postgres` user when run as root), and the app as a user does
@@ -17,7 +17,10 @@ candidate speaks the app's HTTP API (Gradio's queue: POST /gradio_api/queue/join
 stream of /gradio_api/queue/data), stays on one replica as a browser behind a sticky load balancer
 does (candidate i on replica i mod 2), and runs `--sessions` sessions one after another: start a
 concepts practice, then send its three answers, each as soon as the previous one is answered (no
-time to think: the heaviest load N candidates can make). A session is the complete round: the third
+time to think: the heaviest load N candidates can make; sessions/s is then the setup's throughput).
+With `--think S` a candidate first waits a random 0..S s, then S/2..3S/2 s (fixed seeds) before each
+answer, as a person writing it would: the latency at a given pace (sessions/s then follows the pace,
+not the setup's capacity, and the ratio means nothing). A session is the complete round: the third
 answer closes and scores it. The latency is each answer's: sent -> the next question (or the round's
 scores) back. A session that fails (HTTP error, an error event, a timeout, an output without the
 next question) counts as an error and the candidate goes on to its next session.
@@ -37,6 +40,7 @@ import asyncio
 import json
 import os
 import platform
+import random
 import resource
 import shutil
 import signal
@@ -197,8 +201,18 @@ class Tally:
 
 
 async def candidate(
-    http: httpx.AsyncClient, url: str, api: Api, sessions: int, tally: Tally, deadline: float
+    http: httpx.AsyncClient,
+    url: str,
+    api: Api,
+    sessions: int,
+    tally: Tally,
+    deadline: float,
+    think: float = 0.0,
+    seed: int = 0,
 ) -> None:
+    rng = random.Random(seed)
+    if think:
+        await asyncio.sleep(rng.uniform(0, think))
     for _ in range(sessions):
         if time.monotonic() > deadline:
             tally.errors.append("run time limit reached before the session started")
@@ -211,6 +225,8 @@ async def candidate(
             )
             tally.starts.append(time.perf_counter() - t0)
             for k, text in enumerate(ANSWERS):
+                if think:
+                    await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
                 t0 = time.perf_counter()
                 out = await asyncio.wait_for(
                     call(http, url, api, tab, "send_answer", text, "en"), CALL_TIMEOUT_S
@@ -229,7 +245,9 @@ async def candidate(
             tally.errors.append(f"{type(e).__name__}: {str(e)[:160]}")
 
 
-async def load(urls: list[str], apis: list[Api], clients: int, sessions: int) -> tuple[Tally, float]:
+async def load(
+    urls: list[str], apis: list[Api], clients: int, sessions: int, think: float = 0.0
+) -> tuple[Tally, float]:
     tally = Tally()
     limits = httpx.Limits(max_connections=4 * clients + 10, max_keepalive_connections=2 * clients + 10)
     async with httpx.AsyncClient(timeout=httpx.Timeout(CALL_TIMEOUT_S), limits=limits) as http:
@@ -237,7 +255,7 @@ async def load(urls: list[str], apis: list[Api], clients: int, sessions: int) ->
         t0 = time.perf_counter()
         await asyncio.gather(
             *(
-                candidate(http, urls[i % len(urls)], apis[i % len(urls)], sessions, tally, deadline)
+                candidate(http, urls[i % len(urls)], apis[i % len(urls)], sessions, tally, deadline, think, i)
                 for i in range(clients)
             )
         )
@@ -312,22 +330,28 @@ def git_commit() -> str:
     try:
         return subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10
-        ).stdout.strip()
+        ).stdout.strip() or os.environ.get("BENCH_COMMIT", "not a git checkout")
     except (OSError, subprocess.SubprocessError):
-        return ""
+        return os.environ.get("BENCH_COMMIT", "not a git checkout")
 
 
 # ------------------------------------------------------------------ one measurement
 
 
 def measure(
-    setup: str, apps: list[App], apis: list[Api], pg_pid: int | None, clients: int, sessions: int
+    setup: str,
+    apps: list[App],
+    apis: list[Api],
+    pg_pid: int | None,
+    clients: int,
+    sessions: int,
+    think: float = 0.0,
 ) -> dict[str, Any]:
     load_before = os.getloadavg()[0]
     app_cpu0 = sum(_tree_cpu_s(a.proc.pid) for a in apps)
     pg_cpu0 = _tree_cpu_s(pg_pid) if pg_pid else 0.0
     me0, busy0 = _self_cpu_s(), _machine_busy_s()
-    tally, wall = asyncio.run(load([a.url for a in apps], apis, clients, sessions))
+    tally, wall = asyncio.run(load([a.url for a in apps], apis, clients, sessions, think))
     me = _self_cpu_s() - me0
     busy = _machine_busy_s() - busy0
     app_cpu = sum(_tree_cpu_s(a.proc.pid) for a in apps) - app_cpu0
@@ -413,9 +437,12 @@ def ratios(summary: list[dict[str, Any]], counts: list[int]) -> list[dict[str, A
 
 def markdown(result: dict[str, Any]) -> str:
     names = {"sqlite": "1 process, SQLite", "pg-1": "1 replica, Postgres", "pg-2": "2 replicas, Postgres"}
+    think = result["think_time_s"]
+    pace = f"think time about {think:g} s an answer" if think else "no think time"
     lines = [
         f"Commit {result['commit']}, {result['machine']['cpus']} cores, embedded judge, "
-        f"{result['sessions_each']} sessions of 1 round (start + {len(ANSWERS)} answers) per candidate, no think time. "
+        f"{result['sessions_each']} sessions of 1 round (start + {len(ANSWERS)} answers) per candidate, "
+        f"{pace}. "
         f"Load average (1 min) before each run and after the last; 'others' = CPU used by other processes "
         f"on the machine during the run, as a share of all cores.",
         "",
@@ -428,6 +455,8 @@ def markdown(result: dict[str, Any]) -> str:
             f"{r['sessions_per_s']} | {r['errors']} | {' → '.join(f'{x:.1f}' for x in r['load_1min'])} | "
             f"{100 * r['others_cpu_share']:.0f} % |"
         )
+    if think:  # sessions/s follows the candidates' pace: no ratio of capacities
+        return "\n".join(lines) + "\n"
     lines += ["", "| candidates | 2 replicas / 1 replica (sessions/s) |", "| --- | --- |"]
     for r in result["ratios"]:
         lines.append(f"| {r['clients']} | {r['pg2_over_pg1_sessions_per_s']}× |")
@@ -440,10 +469,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sessions", type=int, default=3, help="sessions per candidate (default 3)")
     ap.add_argument("--repeat", type=int, default=1, help="measure each setup at each count this many times")
     ap.add_argument("--setups", nargs="+", choices=SETUPS, default=list(SETUPS))
+    ap.add_argument(
+        "--think", type=float, default=0.0, help="seconds a candidate takes to write an answer (default 0)"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "replicas.json")
     args = ap.parse_args(argv)
-    if max(args.clients) > 200 or args.sessions > 20 or args.repeat > 5:
-        ap.error("bounded: at most 200 candidates, 20 sessions each, 5 repeats")
+    if max(args.clients) > 200 or args.sessions > 20 or args.repeat > 5 or not 0 <= args.think <= 60:
+        ap.error("bounded: at most 200 candidates, 20 sessions each, 5 repeats, 60 s of think time")
 
     from tests.postgres.cluster import Cluster, bin_dir
 
@@ -485,7 +517,8 @@ def main(argv: list[str] | None = None) -> int:
             for n in args.clients:
                 order = args.setups if rep % 2 == 0 else list(reversed(args.setups))
                 for s in order:
-                    r = measure(s, apps[s], api[s], pg_pid if s.startswith("pg") else None, n, args.sessions)
+                    pg = pg_pid if s.startswith("pg") else None
+                    r = measure(s, apps[s], api[s], pg, n, args.sessions, args.think)
                     r["repeat"] = rep
                     rows.append(r)
                     print(
@@ -506,9 +539,9 @@ def main(argv: list[str] | None = None) -> int:
         "commit": git_commit(),
         "sessions_each": args.sessions,
         "answers_per_session": len(ANSWERS),
-        "think_time_s": 0,
+        "think_time_s": args.think,
         "summary": summary,
-        "ratios": ratios(summary, args.clients),
+        "ratios": ratios(summary, args.clients) if not args.think else [],
         "goals": {"pg2_at_50_p95_s_at_most": 1.0, "pg2_at_50_errors": 0, "pg2_over_pg1_at_least": 1.6},
         "rows": rows,
         "machine": {
