@@ -85,7 +85,6 @@ def known_paths(path: Path | None = None) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=4)
-@functools.lru_cache(maxsize=4)
 def _read_moved(path: Path) -> dict[str, tuple[str, ...]]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     return {m["old"]: tuple(m["now"]) for m in data.get("moved", [])}
@@ -96,6 +95,7 @@ def moved_paths(path: Path | None = None) -> dict[str, tuple[str, ...]]:
     return _read_moved((path or knowledge_dir() / "moved_paths.yaml").resolve())
 
 
+@functools.lru_cache(maxsize=4)
 def _dirs(paths: frozenset[str]) -> frozenset[str]:
     out: set[str] = set()
     for p in paths:
