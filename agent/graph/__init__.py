@@ -3,6 +3,7 @@
 Public API (`agent.graph.session`): start a session, answer, ask (co-pilot), look, list, grade.
 """
 
+from agent.graph.clock import start_round_clock
 from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound
 from agent.graph.report import Comparison, FilledNarrative, SessionReport
 from agent.graph.retry import retry_answer
@@ -39,5 +40,6 @@ __all__ = [
     "grade_with_graph",
     "list_sessions",
     "retry_answer",
+    "start_round_clock",
     "start_session",
 ]

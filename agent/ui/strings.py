@@ -62,8 +62,9 @@ STRINGS: dict[str, dict[Lang, str]] = {
         "zh": "你的回答（可输入，或语音转写后编辑）",
     },
     "answer_placeholder": {
-        "en": "Type the answer, or record it below and correct the transcript here before sending.",
-        "zh": "直接输入回答；或在下方录音，转写结果会出现在这里，发送前可以修改。",
+        "en": "Type the answer, or record it below and correct the transcript here before sending. "
+        "Ctrl+Enter sends.",
+        "zh": "直接输入回答；或在下方录音，转写结果会出现在这里，发送前可以修改。按 Ctrl+Enter 发送。",
     },
     "record": {"en": "Record or upload the answer", "zh": "录音或上传回答"},
     "transcribe": {"en": "Transcribe", "zh": "转写"},
@@ -125,6 +126,8 @@ STRINGS: dict[str, dict[Lang, str]] = {
     },
     "no_sources": {"en": "No matching source snippet.", "zh": "没有匹配的源码片段。"},
     "timer_hint": {"en": "elapsed / budget", "zh": "已用 / 预算"},
+    "rounds_bar": {"en": "Rounds done in this session", "zh": "本次面试已完成的轮次"},
+    "clock_bar": {"en": "Time used of this round's budget", "zh": "本轮时间预算的已用部分"},
     "more": {"en": "{n} more", "zh": "另外 {n} 条"},
     # co-pilot
     "copilot_intro": {

@@ -57,8 +57,14 @@ def progress_html(
     n_rounds: int,
     minutes: int | None,
     elapsed_s: float,
+    paused: bool = False,
 ) -> str:
-    """The round, the round's progress in the session, and its clock against the time budget."""
+    """The round, the round's progress in the session, and its clock against the time budget.
+
+    `paused`: the round waits for the candidate to continue (the round-finished banner): its clock shows
+    00:00 and does not tick in the browser (it starts on Continue)."""
+    if paused:
+        elapsed_s = 0.0
     if status == "done":
         return f"<div class='coach-progress done'>✓ {html.escape(t('progress_done', lang))}</div>"
     if not n_rounds:
@@ -79,10 +85,13 @@ def progress_html(
     return (
         f"<div class='coach-progress{' over' if over else ''}'>"
         f"<span class='coach-round'>{html.escape(label)}</span> "
-        f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1'></progress> "
-        f"<span class='coach-timer' title='{html.escape(t('timer_hint', lang))}' data-elapsed='{elapsed_s:.1f}' "
-        f"data-budget='{budget}' data-over='{html.escape(t('over_time', lang))}'>{html.escape(timer)}</span>"
-        f"<progress class='coach-clock' value='{min(elapsed_s, budget or 1):.0f}' max='{budget or 1}'></progress>"
+        f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1' title='{html.escape(t('rounds_bar', lang))}' "
+        f"aria-label='{html.escape(t('rounds_bar', lang))}'></progress> "
+        f"<span class='coach-timer' title='{html.escape(t('timer_hint', lang))}' "
+        + ("data-paused='1' " if paused else f"data-elapsed='{elapsed_s:.1f}' ")
+        + f"data-budget='{budget}' data-over='{html.escape(t('over_time', lang))}'>{html.escape(timer)}</span>"
+        f"<progress class='coach-clock' value='{min(elapsed_s, budget or 1):.0f}' max='{budget or 1}' "
+        f"title='{html.escape(t('clock_bar', lang))}' aria-label='{html.escape(t('clock_bar', lang))}'></progress>"
         "</div>"
     )
 

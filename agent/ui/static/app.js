@@ -16,3 +16,16 @@ setInterval(() => {
     }
   });
 }, 1000);
+
+// Ctrl+Enter (⌘+Enter on a Mac) in an answer box sends it: Practice's Send, Co-pilot's Record answer.
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.isComposing) return;
+  const box = e.target instanceof Element ? e.target.closest("#answer, #copilot-answer") : null;
+  if (!box) return;
+  const button = document.querySelector(box.id === "answer" ? "#send" : "#copilot-record");
+  const target = button && (button.tagName === "BUTTON" ? button : button.querySelector("button"));
+  if (target && !target.disabled) {
+    e.preventDefault();
+    target.click();
+  }
+});

@@ -55,7 +55,9 @@ def build(ctx: AppContext) -> SessionPane:
                 c_mic = T(gr.Audio, {"label": "record"}, sources=["microphone", "upload"], type="filepath")
                 with gr.Row():
                     c_transcribe = T(gr.Button, {"value": "transcribe"})
-                    c_record = T(gr.Button, {"value": "record_answer"}, variant="primary")
+                    c_record = T(
+                        gr.Button, {"value": "record_answer"}, variant="primary", elem_id="copilot-record"
+                    )
             with gr.Column(scale=3):
                 c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
                 c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")

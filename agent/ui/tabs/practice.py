@@ -496,11 +496,11 @@ def finish_round(
 def continue_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
-    """After the round-finished banner: the next round's question, shown and spoken."""
+    """After the round-finished banner: the next round's question, shown and spoken; its clock starts now."""
     ui = lang_of(ui_v)
     if not state.get("sid"):
         return practice_note(ctx, state, ui, t("no_session", ui))
-    view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
+    view = graph.start_round_clock(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash, continued=True)
 
 

@@ -118,6 +118,7 @@ def progress(ctx: AppContext, state: dict[str, Any], ui: Lang) -> str:
         n_rounds=state["n_rounds"],
         minutes=state["minutes"],
         elapsed_s=time.time() - state["t0"],
+        paused=bool(state.get("held")),
     )
 
 

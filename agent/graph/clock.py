@@ -1,0 +1,57 @@
+"""The round's clock starts when the candidate starts the round (issue 12).
+
+A round opens as soon as the one before it closes, while the candidate still reads the round-finished
+banner; `start_round_clock` (the app's Continue) moves the round's start, and the time its opening
+question was asked, to now, as long as the round has no answer yet. Time spent reading the scores no
+longer counts against the next round's budget.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from agent.graph import lock
+from agent.graph.session import SessionView, _lock, _settled, _store_guard, _view, _visible, graph_context
+from agent.graph.store import open_store, thread_config
+
+
+def _not_started(v: dict[str, Any]) -> bool:
+    """The round under way has no answer yet (its opening question is the only turn)."""
+    if v.get("mode") != "practice" or not v.get("run"):
+        return False
+    if v["phase"] == "questions":
+        return not v.get("asked")
+    if v["phase"] != "rounds" or not v.get("transcript"):
+        return False
+    turns = v["transcript"][-1].get("turns", [])
+    return all(t["role"] == "interviewer" for t in turns)
+
+
+@_store_guard("the round's clock was not moved; it runs from when the round opened")
+def start_round_clock(session_id: str, *, at_s: float | None = None, owner: str | None = None) -> SessionView:
+    """The candidate starts the round under way now (at_s: seconds since the session started, default the
+    wall clock): its clock counts from here. Nothing changes once the round has an answer."""
+    store = open_store()
+    ctx = graph_context()
+    row = _visible(store, session_id, owner)
+    with _lock(session_id), lock.hold(session_id):
+        v = _settled(store, row, ctx)
+        if not _not_started(v):
+            return _view(row, v)
+        at = float(at_s) if at_s is not None else time.time() - v["clock_base"]
+        if at <= v["run"]["started_s"]:
+            return _view(row, v)
+        update: dict[str, Any] = {"run": {**v["run"], "started_s": at}, "clock_s": max(v["clock_s"], at)}
+        if v["phase"] == "rounds":
+            last = v["transcript"][-1]
+            turns = [{**t, "at_s": at} if k == 0 else t for k, t in enumerate(last.get("turns", []))]
+            update["transcript"] = [*v["transcript"][:-1], {**last, "turns": turns}]
+        # written as if `choose` had just asked the opening question: the graph waits for its answer again
+        cfg = thread_config(session_id)
+        store.graph.update_state(
+            store.graph.get_state(cfg).config, {**update, "route": "wait"}, as_node="choose"
+        )
+        store.graph.invoke(None, cfg, context=ctx, durability="sync")
+        v = dict(store.graph.get_state(cfg).values)
+    return _view(row, v)
