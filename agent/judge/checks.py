@@ -109,6 +109,8 @@ _MODEL_NAME = re.compile(
     r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型)", re.I
 )
 """`an 8B-class instruct model`, `14B dense 模型`: a model named by its size, not a quantity the candidate claims."""
+_ASKING = re.compile(r"\s*([-*•]\s*)?(what|what's|which|how|is|are|does|do|whether|can|could|should)\b", re.I)
+"""A sentence opening with a question word asks when it holds a question mark or follows a question."""
 _HARDWARE = re.compile(
     r"\b(a100|h100|h200|h800|h20|l40s?|l4|a10g?|a800|rtx\s?\d{4}|b200|mi300x?)[\s-]*(sxm|pcie)?[\s-]*$", re.I
 )
@@ -156,8 +158,11 @@ def numbers(
         prev = sents[k - 1].lower if k > 0 else ""
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
-        if s.text.rstrip().endswith(("?", "？")):
-            continue  # a question the candidate asks claims nothing
+        asking = _ASKING.match(s.text)
+        if s.text.rstrip().endswith(("?", "？", "吗。", "吗")) or (
+            asking and ("?" in s.text or (k > 0 and sents[k - 1].text.rstrip().endswith(("?", "？"))))
+        ):
+            continue  # a question the candidate asks claims nothing (one in a run of questions too)
         for m in _NUMBER.finditer(s.text):
             if not _unit_after(s.text, m.end(), lex["quantity_units"]):
                 continue

@@ -125,6 +125,17 @@ def test_numbers_a_computation_a_blanket_statement_or_an_earlier_label_covers(le
         "system-design", "Long prompts go to a second pool above 8k tokens (a placeholder).", lex
     )
     assert placeholder.unlabeled_numbers == []
+    asked = run_checks(
+        "system-design",
+        "Is the load sustained? What's the length mix, whether the median is 3k or 15k tokens, because it moves "
+        "the design. A resend budget of say 10% of the original rate.",
+        lex,
+    )
+    assert asked.unlabeled_numbers == []
+    derived = run_checks(
+        "capacity", "Derived KV budget per rank: 41.4 GiB, and a p95 request takes 0.229 GiB.", lex
+    )
+    assert {n.label for n in derived.numbers} == {"derived"}
 
 
 def test_measured_claim_without_artifact_is_fabricated(lex: dict[str, Any]) -> None:
