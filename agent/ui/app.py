@@ -22,7 +22,7 @@ from agent.ui.auth import browser_secret
 from agent.ui.context import LANG_CHOICES, AppContext, Services, lang_of
 from agent.ui.strings import t
 from agent.ui.tabs import copilot, practice, reports, review
-from agent.ui.tabs.shared import progress, question_md
+from agent.ui.tabs.shared import SessionPane, progress, question_md
 from agent.ui.texts import Texts
 
 __all__ = ["AppContext", "Services", "build_app"]
@@ -56,9 +56,14 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         reports.build(ctx)
 
         ui.change(
-            ctx.bind(switch),
-            [ui, *(p.state for p in panes)],
-            [*T.blocks, *(p.question for p in panes), *(p.progress for p in panes)],
+            ctx.bind(switch, panes),
+            [ui, *(p.state for p in panes), owner_state],
+            [
+                *T.blocks,
+                *(p.question for p in panes),
+                *(p.progress for p in panes),
+                *(c for p in panes for c in p.rerendered),
+            ],
             api_name="set_ui_language",
         ).then(lambda v: lang_of(v), ui, ui_saved, api_name="remember_ui_language", show_progress="hidden")
         loaded = app.load(
@@ -77,11 +82,27 @@ def header_md(lang: Lang) -> str:
     return f"## {t('app_title', lang)}\n{t('app_intro', lang)}"
 
 
-def switch(ctx: AppContext, ui_v: str, p: dict[str, Any], c: dict[str, Any]) -> list[Any]:
-    """Every label in the new language, and the rendered question and progress of both tabs."""
+def switch(
+    ctx: AppContext,
+    panes: list[SessionPane],
+    ui_v: str,
+    p: dict[str, Any],
+    c: dict[str, Any],
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    """Every label in the new language, the rendered question and progress of both tabs, and what else
+    a tab shows of its session (Practice: the insight, the round's scores, the conversation)."""
     lang = lang_of(ui_v)
     questions = [question_md(st, lang) for st in (p, c)]
-    return [*ctx.texts.updates(lang), *questions, progress(ctx, p, lang), progress(ctx, c, lang)]
+    owner = ctx.owner_of(owner_v, request)
+    again = [
+        x
+        for pane, st in zip(panes, (p, c), strict=True)
+        if pane.rerender is not None
+        for x in pane.rerender(ctx, st, lang, owner)
+    ]
+    return [*ctx.texts.updates(lang), *questions, progress(ctx, p, lang), progress(ctx, c, lang), *again]
 
 
 def saved_language(saved: str | None, current: str) -> Any:

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent.contracts.labels import cap_text, flag_line
-from agent.contracts.report import Report, RoundAssessment
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.contracts.transcript import Transcript, TranscriptRound
 from agent.overrides import EffectiveScore, Override, effective_totals
+from agent.package.labels import name as package_name
+from agent.package.labels import reason_text
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, EvidenceItem, Lang
 from agent.ui.strings import t
@@ -106,7 +108,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         ds = reasons.get(d)
         why = ""
         if ds:  # the level reached, then how the checklist got there (missing items are listed below)
-            why = f"{ds.level} — {ds.reason.split('; missing: ')[0]}"
+            why = f"{ds.level} — {reason_text(ds.reason.split('; missing: ')[0], lang)}"
             why += f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else ""
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {_md(why)} |")
     out.append("")
@@ -131,9 +133,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
             )
         out.append("")
     if ra.judge:
-        out.append(
-            f"<sub>{t('judge', lang)}: {_md(ra.judge.kind)} · {_md(ra.judge.model)} · {_md(ra.judge.rubric_version)}</sub>"
-        )
+        out.append(f"<sub>{t('judge', lang)}{_colon(lang)} {judge_line(ra.judge, lang)}</sub>")
     return "\n".join(out)
 
 
@@ -234,13 +234,25 @@ def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Ru
     return "\n".join(out) + "\n"
 
 
+def judge_name(kind: str, lang: Lang) -> str:
+    return package_name("judge", kind, lang)
+
+
+def judge_line(judge: JudgeInfo, lang: Lang) -> str:
+    """The judge by name; its model and rubric version (what reproduces the scores) on hover."""
+    detail = " · ".join(x for x in (judge.model, judge.rubric_version) if x)
+    return (
+        f"<abbr title='{html.escape(detail, quote=True)}'>{html.escape(judge_name(judge.kind, lang))}</abbr>"
+    )
+
+
 def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
     """Totals per round (judge → effective), risks and next actions."""
     totals = effective_totals(effective)
     j = report.judge
     out = [
         f"### {_md(report.id)}",
-        f"<sub>{t('judge', lang)}: {_md(j.kind)} · {_md(j.model)} · {_md(j.rubric_version)}</sub>",
+        f"<sub>{t('judge', lang)}{_colon(lang)} {judge_line(j, lang)}</sub>",
         "",
     ]
     out += [f"| {t('round', lang)} | {t('col_judge', lang)} | {t('col_effective', lang)} |", "|---|---|---|"]

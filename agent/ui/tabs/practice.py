@@ -205,7 +205,14 @@ def build(ctx: AppContext) -> SessionPane:
             bind(restore_practice), [p_saved, p_state, *common], outputs, api_name="restore_practice"
         ).then(**listed, api_name="list_unfinished", show_progress="hidden")
 
-    return SessionPane(state=p_state, question=p_question, progress=p_progress, on_load=on_load)
+    return SessionPane(
+        state=p_state,
+        question=p_question,
+        progress=p_progress,
+        on_load=on_load,
+        rerendered=[p_insight, p_banner_md, p_result, p_sources, p_conversation],
+        rerender=rerender,
+    )
 
 
 def practice_out(
@@ -286,6 +293,12 @@ def practice_out(
     insight: Any = gr.update() if same_session and not continued and not round_ended else ""
     if continued:
         banner_visible = gr.update(visible=False)
+    # what is on screen, for the language switch to render again (`rerender`)
+    state["banner"] = bool(prev.get("banner")) and same_session and not continued
+    state["shown_round"] = prev.get("shown_round") if same_session else None
+    state["insight"] = prev.get("insight") if same_session and not continued and not round_ended else None
+    if banner_visible == gr.update(visible=True) and scored is not None:
+        state["banner"], state["shown_round"] = True, scored.round
     current = view.last_assessment if not round_ended else scored
     drafted = (
         view.last_assessment if view.last_assessment and view.last_assessment.round == view.round else None
@@ -309,6 +322,7 @@ def practice_out(
             next_label="" if round_ended else views.question_label(state.get("kind"), ui),
             earlier=earlier,
         )
+        state["insight"] = {"round_over": round_ended, "earlier": earlier}
     answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
     state["can_retry"] = (
         view.mode == "practice"
@@ -343,6 +357,48 @@ def practice_out(
         gr.update(visible=retrying),
         *(plan_controls(view) if not same_session else [gr.update()] * 3),
     ]
+
+
+def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
+    """What the language switch renders again in Practice besides the labels, the question and the
+    progress: the insight on the last answer, the round-finished banner, the round's scores and the
+    conversation, from the stored session (the outputs `RERENDERED`)."""
+    keep: list[Any] = [gr.update()] * 5
+    if not state.get("sid"):
+        return keep
+    try:
+        view = graph.get_session(state["sid"], owner=owner)
+    except graph.SessionError:
+        return keep
+    rubric = ctx.rubric
+    shown = state.get("shown_round")
+    scored = next((ra for ra in (view.report.rounds if view.report else []) if ra.round == shown), None)
+    last = view.last_assessment
+    scored = scored or (last if last is not None and last.round == shown else None)
+    banner: Any = gr.update()
+    result: Any = gr.update()
+    sources: Any = gr.update()
+    if scored is not None:
+        sources = snippets_for(ctx, round_text(view, scored.round), ui)
+        if state.get("banner"):
+            banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
+        if view.status != "done":
+            result = views.assessment_md(scored, rubric, ui, heading="round_scores")
+    insight: Any = gr.update()
+    info = state.get("insight")
+    current = scored if info and info.get("round_over") else last
+    if info and current is not None:
+        insight = views.insight_md(
+            rubric,
+            current,
+            state.get("mine", []),
+            view.language,
+            ui,
+            round_over=bool(info.get("round_over")),
+            next_label="" if info.get("round_over") else views.question_label(state.get("kind"), ui),
+            earlier=info.get("earlier"),
+        )
+    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui)]
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:

@@ -6,7 +6,7 @@ import functools
 import inspect
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import gradio as gr
@@ -43,6 +43,9 @@ class SessionPane:
     progress: gr.HTML
     on_load: Callable[[Any], None] | None = None
     """Chains the tab's own events after the page's load event (which knows the page's owner)."""
+    rerendered: list[Any] = field(default_factory=list)
+    """Further components the language switch renders again, with `rerender(ctx, state, ui, owner)`."""
+    rerender: Callable[[AppContext, dict[str, Any], Lang, str], list[Any]] | None = None
 
 
 def question_md(state: dict[str, Any], ui: Lang) -> str:
