@@ -281,6 +281,9 @@ def test_reports_chart_history_comparison_and_downloads(served: Served, tmp_path
     sessions, history, a, b = c.predict("en", api_name="/list_reports")
     assert sessions["value"] == second
     assert [row[0] for row in history["data"]][:2] == [second, first]
+    assert history["data"][0][1] == "Concept quick-fire (5 min)"  # the plan by name
+    assert [c[1] for c in sessions["choices"]][:2] == [second, first]
+    assert sessions["choices"][0][0].startswith("Concept quick-fire (5 min) · ")
     assert (a["value"], b["value"]) == (first, second)
     status, plot, summary, json_file, md_file, pkg_zip, pkg_page = c.predict(
         second, "en", api_name="/open_report"

@@ -76,12 +76,17 @@ def build(ctx: AppContext) -> None:
             wrap=True,
         )
         with gr.Row():
-            rep_a = T(gr.Dropdown, {"label": "attempt_a"}, choices=[], allow_custom_value=True)
-            rep_b = T(gr.Dropdown, {"label": "attempt_b"}, choices=[], allow_custom_value=True)
+            rep_a = T(
+                gr.Dropdown, {"label": "attempt_a"}, choices=[], allow_custom_value=True, elem_id="reports-a"
+            )
+            rep_b = T(
+                gr.Dropdown, {"label": "attempt_b"}, choices=[], allow_custom_value=True, elem_id="reports-b"
+            )
             rep_compare = T(gr.Button, {"value": "compare"})
         rep_cmp = T(
             gr.Dataframe,
-            {"label": "compare", "headers": compare_headers},
+            # the empty table again on a language switch: Gradio renames an empty table's columns only so
+            {"label": "compare", "headers": compare_headers, "value": empty_compare},
             interactive=False,
         )
 
@@ -108,6 +113,10 @@ def compare_headers(lang: Lang) -> list[str]:
     return [t(k, lang) for k in ("col_round", "col_dimension", "col_a", "col_b", "col_change")]
 
 
+def empty_compare(lang: Lang) -> dict[str, Any]:
+    return {"headers": compare_headers(lang), "data": []}
+
+
 def my_reports(owner: str) -> list[tuple[SessionSummary, SessionReport]]:
     """The owner's finished sessions with their reports, most recent first."""
     out: list[tuple[SessionSummary, SessionReport]] = []
@@ -127,11 +136,14 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
     ui = lang_of(ui_v)
     reports = my_reports(ctx.owner_of(owner_v, request))
     ids = [summary.session_id for summary, _ in reports]
+    plans = {value: label for label, value in ctx.plan_choices(ui)}
+    named = [(f"{plan_name(plans, s.plan)} · {s.updated_at[:16].replace('T', ' ')} · {s.session_id}", s.session_id)
+             for s, _ in reports]  # fmt: skip
     rows = [
         [
             summary.session_id,
-            summary.plan,
-            summary.updated_at,
+            plan_name(plans, summary.plan),
+            summary.updated_at[:16].replace("T", " "),
             ", ".join(f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds),
         ]
         for summary, r in reports
@@ -139,11 +151,19 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
     latest = ids[0] if ids else None
     earlier = ids[1] if len(ids) > 1 else latest
     return [
-        gr.update(choices=ids, value=latest),
+        gr.update(choices=named, value=latest),
         rows,
-        gr.update(choices=ids, value=earlier),
-        gr.update(choices=ids, value=latest),
+        gr.update(choices=named, value=earlier),
+        gr.update(choices=named, value=latest),
     ]
+
+
+def plan_name(plans: dict[str, str], plan: str) -> str:
+    """A session's plan by the name the plan list gives it ("redo ID" as the redo of ID)."""
+    words = plan.split()
+    if len(words) > 1 and words[0] == "redo":
+        return f"{plans.get('redo', 'redo')}: {words[1]}"
+    return plans.get(plan, plan)
 
 
 def package_files(ctx: AppContext, session_id: str, owner: str) -> tuple[str, str]:
