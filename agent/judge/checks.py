@@ -117,14 +117,17 @@ _HARDWARE = re.compile(
 """`A100 80GB`: the memory in a GPU's name is the hardware, not a claim."""
 
 
-def _blanket(sents: Sequence[Sentence], labels: dict[str, list[str]], lex: dict[str, Any]) -> dict[int, str]:
-    """Turn -> the label a blanket statement gives every number after it ("all values derived unless marked")."""
-    out: dict[int, str] = {}
-    for s in sents:
+def _blanket(
+    sents: Sequence[Sentence], labels: dict[str, list[str]], lex: dict[str, Any]
+) -> dict[int, tuple[str, int]]:
+    """Turn -> the label a blanket statement gives every number after it ("all values derived unless marked"),
+    and the statement's index in `sents`."""
+    out: dict[int, tuple[str, int]] = {}
+    for k, s in enumerate(sents):
         if s.turn not in out and any_term(s.lower, lex.get("blanket_labels", [])):
             for name in ("derived", "estimated", "observed", "given"):
                 if any_term(s.lower, labels[name]):
-                    out[s.turn] = name
+                    out[s.turn] = (name, k)
                     break
     return out
 
@@ -145,14 +148,6 @@ def numbers(
     out: list[NumberFinding] = []
     asked: dict[str, frozenset[float]] = {}
     blanket = _blanket(sents, labels, lex)
-    blanket_from: dict[int, int] = {}
-    for k, s in enumerate(sents):
-        if (
-            s.turn in blanket
-            and s.turn not in blanket_from
-            and any_term(s.lower, lex.get("blanket_labels", []))
-        ):
-            blanket_from[s.turn] = k
     seen: dict[float, str] = {}
     for k, s in enumerate(sents):
         prev = sents[k - 1].lower if k > 0 else ""
@@ -185,8 +180,8 @@ def numbers(
                     break
             if label is None and _SHOWN.search(s.text[max(0, m.start() - 120) : m.start()]):
                 label = "derived"
-            if label is None and s.turn in blanket and k > blanket_from[s.turn]:
-                label = blanket[s.turn]
+            if label is None and s.turn in blanket and k > blanket[s.turn][1]:
+                label = blanket[s.turn][0]
             if label is None:
                 label = seen.get(v)
             if label is not None:
