@@ -68,7 +68,7 @@ def topic_terms(rubric: Rubric, round_id: RoundId) -> tuple[str, ...]:
     ones such as "team" or 所以, and `topic_stopwords`, are everyday words): a sentence that uses none of them is not about the
     round's subject."""
     key = (id(rubric), round_id)
-    if key not in _TOPIC:
+    if key not in _TOPIC or _TOPIC[key][0] is not rubric:  # the rubric kept: its id is never reused
         stop = {w.lower() for w in rubric.lexicon.get("topic_stopwords", [])}
         words = {
             t
@@ -79,11 +79,11 @@ def topic_terms(rubric: Rubric, round_id: RoundId) -> tuple[str, ...]:
             and len(t.strip()) >= (5 if t.isascii() else 3)
             and t.strip().lower() not in stop
         }
-        _TOPIC[key] = tuple(sorted(words))
-    return _TOPIC[key]
+        _TOPIC[key] = (rubric, tuple(sorted(words)))
+    return _TOPIC[key][1]
 
 
-_TOPIC: dict[tuple[int, str], tuple[str, ...]] = {}
+_TOPIC: dict[tuple[int, str], tuple[Rubric, tuple[str, ...]]] = {}
 
 
 def assess_answer(
