@@ -76,6 +76,11 @@ def sentences(
     return out
 
 
+def _is_regex(raw: str) -> bool:
+    """A cue term written as /…/ is a regular expression; any other is a substring."""
+    return len(raw) > 2 and raw.startswith("/") and raw.endswith("/")
+
+
 class Term:
     """One cue term: a lowercase substring, or a regex written as /…/."""
 
@@ -83,7 +88,7 @@ class Term:
 
     def __init__(self, raw: str) -> None:
         self.raw = raw
-        if len(raw) > 2 and raw.startswith("/") and raw.endswith("/"):
+        if _is_regex(raw):
             source = unicodedata.normalize("NFKC", raw[1:-1])  # it reads folded text
             self.pattern: re.Pattern[str] | None = re.compile(source, re.IGNORECASE)
             self.sub = ""
@@ -110,12 +115,10 @@ _BACKREF = re.compile(r"\\[1-9]|\(\?P=")
 def term_set(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
     """`terms` split for speed: the folded substrings, and every /…/ term joined into one pattern
     (None when there is none, or when they cannot be joined: each is then searched on its own)."""
-    subs = tuple(
-        dict.fromkeys(fold(t) for t in terms if not (len(t) > 2 and t.startswith("/") and t.endswith("/")))
-    )
+    subs = tuple(dict.fromkeys(fold(t) for t in terms if not _is_regex(t)))
     parts: list[str] = []
     for raw in terms:
-        if len(raw) > 2 and raw.startswith("/") and raw.endswith("/"):
+        if _is_regex(raw):
             src = unicodedata.normalize("NFKC", raw[1:-1])
             m = _LEADING_FLAGS.match(src)
             if m:  # a leading (?a) applies to that term only
@@ -139,7 +142,7 @@ _ANCHOR = re.compile(r"(?<![\\\[])\^|(?<!\\)\$|\\[AZ]")
 def anchored(terms: tuple[str, ...]) -> bool:
     """True when a /…/ term of `terms` is anchored to the start or end of the text (^, $, \\A, \\Z):
     such a term may match a sentence and not the same sentence inside a longer text."""
-    return any(len(t) > 2 and t.startswith("/") and t.endswith("/") and _ANCHOR.search(t) for t in terms)
+    return any(_is_regex(t) and _ANCHOR.search(t) for t in terms)
 
 
 def any_term(lower: str, terms: Iterable[str]) -> bool:
@@ -150,10 +153,6 @@ def any_term(lower: str, terms: Iterable[str]) -> bool:
     if joined is not None:
         return joined.search(lower) is not None
     return any(t.search(lower) for t in compile_terms(key) if t.pattern is not None)
-
-
-def _is_regex(raw: str) -> bool:
-    return len(raw) > 2 and raw.startswith("/") and raw.endswith("/")
 
 
 @lru_cache(maxsize=4096)
