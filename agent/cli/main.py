@@ -76,7 +76,7 @@ DEBUG_ENV = "INTERVIEW_DEBUG"
 
 STORE_ERRORS = (
     ("agent.graph.errors", "SessionError"),
-    ("agent.overrides.log", "OverrideLogError"),
+    ("agent.overrides.model", "OverrideLogError"),
     ("agent.db", "DatabaseError"),
     ("agent.rubric.loader", "RubricError"),
 )

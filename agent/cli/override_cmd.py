@@ -14,8 +14,15 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.contracts.report import Report
-from agent.overrides import NewOverride, Override, OverrideLog, OverrideLogError, to_csv, to_jsonl
-from agent.overrides.log import Verification
+from agent.overrides import (
+    NewOverride,
+    Override,
+    OverrideLog,
+    OverrideLogError,
+    Verification,
+    to_csv,
+    to_jsonl,
+)
 from agent.rubric.model import DIMENSIONS, ROUND_IDS
 
 app = typer.Typer(help="The append-only log of human score overrides.", no_args_is_help=True)

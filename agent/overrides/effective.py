@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from agent.contracts.report import Report
-from agent.overrides.log import Override, OverrideLog
+from agent.overrides.log import OverrideLog
+from agent.overrides.model import Override
 from agent.rubric.model import DIMENSIONS, Dimension, RoundId
 
 

@@ -13,7 +13,7 @@ import io
 import json
 from collections.abc import Iterable
 
-from agent.overrides.log import COLUMNS, Override
+from agent.overrides.model import COLUMNS, Override
 
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 

@@ -18,7 +18,9 @@ from typing import Any
 
 from agent import db
 from agent.db.migrate import MIGRATIONS_DIR, ensure
-from agent.overrides.log import LogBackend, OverrideLogError, Problem, trigger_problems
+from agent.overrides.backend import LogBackend
+from agent.overrides.chain import Problem, trigger_problems
+from agent.overrides.model import OverrideLogError
 
 MIGRATION = "0003_overrides.sql"
 TABLES = ("overrides", "overrides_meta", "overrides_head")

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from agent.cli.override_cmd import app
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.overrides import COLUMNS, NewOverride, OverrideLog
-from agent.overrides.log import GENESIS, chain_hash
+from agent.overrides.chain import GENESIS, chain_hash
 
 COLS = ", ".join(COLUMNS[1:])
 FORGED = (

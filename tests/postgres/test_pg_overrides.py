@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from agent.cli.override_cmd import app
 from agent.overrides import COLUMNS, OverrideLog
-from agent.overrides.log import chain_hash
+from agent.overrides.chain import chain_hash
 from tests.overrides.test_integrity import Clock, _new
 from tests.postgres.cluster import SUPERUSER, Cluster
 

@@ -1,0 +1,68 @@
+"""The override log's rows as contracts: what a reviewer submits (`NewOverride`), a row of the log
+(`Override`), the log's own columns in the order it writes them, and the error of a log that cannot be
+read or written."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from agent.rubric.model import Dimension, RoundId
+
+COLUMNS: tuple[str, ...] = (
+    "id",
+    "transcript_id",
+    "round",
+    "dimension",
+    "judge_score",
+    "human_score",
+    "reason",
+    "reviewer",
+    "created_at",
+    "rubric_version",
+    "judge_model",
+    "judge_kind",
+)
+
+
+class OverrideLogError(RuntimeError):
+    """The log could not be read or written; the message says why and what was not saved."""
+
+
+class NewOverride(BaseModel):
+    """What a reviewer submits: one dimension of one round of one report."""
+
+    transcript_id: str = Field(
+        min_length=1, max_length=200, description="the report's id: transcript or session"
+    )
+    round: RoundId
+    dimension: Dimension
+    judge_score: int = Field(ge=1, le=5)
+    human_score: int = Field(ge=1, le=5)
+    reason: str = Field(min_length=1, max_length=4000)
+    reviewer: str = Field(min_length=1, max_length=200)
+    rubric_version: str = Field(min_length=1, max_length=200)
+    judge_model: str = Field(min_length=1, max_length=500)
+    judge_kind: Literal["embedded", "vllm"]
+
+    @field_validator("reason", "reviewer")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("must not be blank")
+        return v
+
+
+class Override(NewOverride):
+    """A row of the log."""
+
+    id: int
+    created_at: str = Field(description="UTC, ISO 8601")
+
+
+def stamp(t: datetime) -> str:
+    """A row's `created_at`: UTC, ISO 8601, to the second."""
+    return t.astimezone(UTC).isoformat(timespec="seconds")
