@@ -150,6 +150,31 @@ def test_measured_claim_without_artifact_is_fabricated(lex: dict[str, Any]) -> N
     assert not ok.fabricated
 
 
+def test_a_derived_number_or_a_condition_to_meet_is_no_claim_of_measurement(lex: dict[str, Any]) -> None:
+    derived = run_checks("capacity", "每个元素从 2 字节变 1 字节，天花板大约翻倍到 360（推导）。", lex)
+    assert not derived.fabricated
+    condition = run_checks(
+        "system-design",
+        "Split prefill and decode only if all three hold. One, interference dominates. "
+        "Two, the pools need different TP. Three, the measured transfer latency stays within 1.5 s.",
+        lex,
+    )
+    assert not condition.fabricated
+    zh = run_checks(
+        "system-design",
+        "三条同时成立才考虑拆：① 干扰是主因；② 资源需求不同；③ 实测传输延迟仍在 1.5 s 内。",
+        lex,
+    )
+    assert not zh.fabricated
+    # the same measured-sounding sentence stated as a result is still a claim
+    claim = run_checks(
+        "system-design",
+        "We split prefill and decode; the measured transfer latency went from 3 s to 1.5 s.",
+        lex,
+    )
+    assert claim.fabricated
+
+
 def test_paths_are_extracted_and_checked(lex: dict[str, Any]) -> None:
     text = "See vllm/v1/core/sched/scheduler.py:Scheduler.schedule and vllm/v1/core/{block_pool,kv_cache_utils}.py."
     assert cited_paths(text) == [
