@@ -49,10 +49,11 @@ def one_repeat(mode: str, sessions: int) -> dict[str, Any]:
     """Times in ms of every answer() call, and how many of the next questions were follow-ups."""
     from agent.calibration.evaluation import load_graded_set
     from agent.graph import answer, start_session
+    from agent.graph import context as graph_context
     from agent.graph import session as graph_session
     from agent.graph import store as graph_store
 
-    graph_session._CTX.clear()
+    graph_context._CTX.clear()
     graph_store._STORES.clear()
     answers = load_graded_set().answers
     times: list[float] = []

@@ -1,6 +1,7 @@
 """The interview as a LangGraph state machine: practice, co-pilot and grading share one graph.
 
-Public API (`agent.graph.session`): start a session, answer, ask (co-pilot), look, list, grade.
+Public API (from `session.py`, `retry.py`, `clock.py` and `view.py`): start a session, answer, retry, ask
+(co-pilot), look, list, grade.
 """
 
 from agent.graph.clock import start_round_clock
@@ -8,9 +9,6 @@ from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotF
 from agent.graph.report import Comparison, FilledNarrative, SessionReport
 from agent.graph.retry import retry_answer
 from agent.graph.session import (
-    SessionSummary,
-    SessionView,
-    Suggestion,
     answer,
     ask,
     close_round,
@@ -20,6 +18,7 @@ from agent.graph.session import (
     list_sessions,
     start_session,
 )
+from agent.graph.view import SessionSummary, SessionView, Suggestion
 
 __all__ = [
     "Comparison",

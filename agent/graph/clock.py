@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agent.graph import lock
-from agent.graph.session import SessionView, _lock, _settled, _store_guard, _view, _visible, graph_context
-from agent.graph.store import open_store, thread_config
+from agent.graph.session import _held, _store_guard
+from agent.graph.store import thread_config
+from agent.graph.view import SessionView, session_view
 
 
 def _not_started(v: dict[str, Any]) -> bool:
@@ -32,16 +32,12 @@ def _not_started(v: dict[str, Any]) -> bool:
 def start_round_clock(session_id: str, *, at_s: float | None = None, owner: str | None = None) -> SessionView:
     """The candidate starts the round under way now (at_s: seconds since the session started, default the
     wall clock): its clock counts from here. Nothing changes once the round has an answer."""
-    store = open_store()
-    ctx = graph_context()
-    row = _visible(store, session_id, owner)
-    with _lock(session_id), lock.hold(session_id):
-        v = _settled(store, row, ctx)
+    with _held(session_id, owner) as (store, row, ctx, v):
         if not _not_started(v):
-            return _view(row, v)
+            return session_view(row, v)
         at = float(at_s) if at_s is not None else time.time() - v["clock_base"]
         if at <= v["run"]["started_s"]:
-            return _view(row, v)
+            return session_view(row, v)
         update: dict[str, Any] = {"run": {**v["run"], "started_s": at}, "clock_s": max(v["clock_s"], at)}
         if v["phase"] == "rounds":
             last = v["transcript"][-1]
@@ -54,4 +50,4 @@ def start_round_clock(session_id: str, *, at_s: float | None = None, owner: str 
         )
         store.graph.invoke(None, cfg, context=ctx, durability="sync")
         v = dict(store.graph.get_state(cfg).values)
-    return _view(row, v)
+    return session_view(row, v)

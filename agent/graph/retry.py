@@ -15,21 +15,12 @@ from typing import Any
 
 from langgraph.types import StateSnapshot
 
-from agent.graph import lock, wording
-from agent.graph.session import (
-    SessionView,
-    _lock,
-    _resume,
-    _round_chars,
-    _settled,
-    _store_guard,
-    _view,
-    _visible,
-    check_text,
-    graph_context,
-)
+from agent.graph import wording
+from agent.graph.inputs import check_text
+from agent.graph.session import _held, _resume, _round_chars, _store_guard
 from agent.graph.state import Inbox
-from agent.graph.store import SessionStore, open_store, thread_config
+from agent.graph.store import SessionStore, thread_config
+from agent.graph.view import SessionView, session_view
 
 
 def _answers(values: dict[str, Any]) -> int:
@@ -72,20 +63,16 @@ def retry_answer(
 
     at_s: seconds since the session started (default: the wall clock). A view with a `message` (and the
     session as it was) when there is nothing to retry or the text cannot be recorded."""
-    store = open_store()
-    ctx = graph_context()
-    row = _visible(store, session_id, owner)
-    with _lock(session_id), lock.hold(session_id):
-        v = _settled(store, row, ctx)
+    with _held(session_id, owner) as (store, row, ctx, v):
         lang = v["language"]
         last = last_answer(v)
         fork = _before_last_answer(store, session_id, v) if last is not None else None
         if last is None or fork is None:
-            return _view(row, v, wording.say("nothing_to_retry", lang))
+            return session_view(row, v, wording.say("nothing_to_retry", lang))
         so_far = max(0, _round_chars(v) - len(last["text"]))
         clean, message = check_text(text, lang, so_far=so_far)
         if clean is None:
-            return _view(row, v, message)
+            return session_view(row, v, message)
         at = float(at_s) if at_s is not None else time.time() - v["clock_base"]
         earlier = [*last.get("earlier", []), {"text": last["text"], "at_s": last.get("at_s")}]
         # a new branch from the checkpoint that waited for the last answer (as if `choose` had just
@@ -94,4 +81,4 @@ def retry_answer(
         store.graph.invoke(None, thread_config(session_id), context=ctx, durability="sync")
         inbox = Inbox(kind="answer", text=clean, at_s=at, clocked=at_s is not None, earlier=earlier)
         v = _resume(store, row, ctx, inbox)
-    return _view(row, v)
+    return session_view(row, v)

@@ -2,7 +2,7 @@
 
 Every value is plain JSON (dicts, lists, strings, numbers), so a checkpoint can be read back by any
 version of the code and by other tools; the pydantic contracts (Transcript, RoundAssessment,
-Report) are built from it at the edges (`agent.graph.session`).
+Report) are built from it at the edges (`agent.graph.view`, `agent.graph.session`).
 """
 
 from __future__ import annotations

@@ -175,10 +175,10 @@ def test_interview_grade_prints_the_reason(
 @pytest.mark.parametrize("how", list(BREAKS))
 def test_copilot_goes_on_without_snippets_and_says_so(how: str, built_index: Path, data_dir: Path) -> None:
     from agent.graph import answer, start_session
-    from agent.graph import session as graph_session
+    from agent.graph import context as graph_context
 
     BREAKS[how](_install(built_index, data_dir))
-    graph_session._CTX.clear()  # the context (and its retriever) is per data dir: start from this one
+    graph_context._CTX.clear()  # the context (and its retriever) is per data dir: start from this one
     v = start_session("concepts", "en", "copilot")
     v = answer(
         v.session_id, "Paged KV maps logical tokens to blocks; prefix caching reuses full blocks.", at_s=5

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from agent.graph import answer, ask, close_round, start_session
-from agent.graph import session as graph_session
+from agent.graph import context as graph_context
 from agent.knowledge.snippet import Snippet
 from agent.rubric import Rubric
 from tests.graph.script import answers_of, partial, strong
@@ -95,8 +95,8 @@ def test_copilot_shows_source_snippets_when_an_index_is_built(monkeypatch: pytes
 
         return retrieve
 
-    monkeypatch.setattr(graph_session, "_retriever", retriever)
-    monkeypatch.setattr(graph_session, "_CTX", {})
+    monkeypatch.setattr(graph_context, "_retriever", retriever)
+    monkeypatch.setattr(graph_context, "_CTX", {})
     v = start_session("concepts", "en", "copilot")
     v = answer(v.session_id, "Paged KV uses a block pool.", at_s=5)
     assert v.snippets == [snip] and asked == ["Paged KV uses a block pool."]

@@ -235,7 +235,7 @@ def use_followup(pick: str | None, current: str) -> str:
 def judge_info(ctx: AppContext, ra: RoundAssessment | None) -> JudgeInfo:
     if ra is not None and ra.judge is not None:
         return ra.judge
-    from agent.graph.session import graph_context
+    from agent.graph.context import graph_context
 
     return graph_context(ctx.rubric).info
 
