@@ -92,6 +92,11 @@ def _unit_after(text: str, end: int, units: Sequence[str]) -> bool:
 
 _TIME_BOX = re.compile(r"\d+\s*[–—~-]\s*\d+\s*(min|minutes|分钟|h\b|hours|小时)", re.IGNORECASE)
 _TIME_BOX_END = re.compile(r"\d+\s*[–—~-]\s*\d+$")
+# "first ~5 min", "in the next 10 minutes", "前 5 分钟", "头 10 分钟内": a step's time box, said before the number
+_TIME_BOX_LEAD = re.compile(
+    r"(\b(first|next|within the first|in the first|in the next)|前|头)\s*[~≈约]?\s*$", re.IGNORECASE
+)
+_TIME_UNIT = re.compile(r"\s*(min\b|mins\b|minutes\b|分钟|h\b|hours?\b|小时)", re.IGNORECASE)
 
 
 def _value(text: str) -> float:
@@ -132,6 +137,27 @@ def _blanket(
     return out
 
 
+_CLAUSE_END = ("；", ";", "：", ":", "，", ",")
+
+
+def _lead(sents: Sequence[Sentence], k: int, most: int = 4) -> str:
+    """The sentence before `k`, and those before it while each ends mid-thought (；: ,) in `k`'s turn: the
+    head of a clause run whose label covers every clause ("① 权重（推导）：a；b；c")."""
+    if k == 0:
+        return ""
+    out = [sents[k - 1].lower]
+    j = k - 1
+    while (
+        j > 0
+        and len(out) < most
+        and sents[j - 1].turn == sents[k].turn
+        and sents[j - 1].text.rstrip().endswith(_CLAUSE_END)
+    ):
+        j -= 1
+        out.append(sents[j].lower)
+    return " ".join(reversed(out))
+
+
 def numbers(
     sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
 ) -> list[NumberFinding]:
@@ -150,7 +176,7 @@ def numbers(
     blanket = _blanket(sents, labels, lex)
     seen: dict[float, str] = {}
     for k, s in enumerate(sents):
-        prev = sents[k - 1].lower if k > 0 else ""
+        prev = _lead(sents, k)
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
         asking = _ASKING.match(s.text)
@@ -164,8 +190,15 @@ def numbers(
             v = _value(m.group(0))
             if v in (1.0, 2.0):
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
-            if _TIME_BOX.match(s.text, m.start()) or _TIME_BOX_END.search(s.text[: m.end()]):
-                continue  # "0–5 min", "5–15 分钟": a plan's time box, not a claimed quantity
+            if (
+                _TIME_BOX.match(s.text, m.start())
+                or _TIME_BOX_END.search(s.text[: m.end()])
+                or (
+                    _TIME_BOX_LEAD.search(s.text[max(0, m.start() - 24) : m.start()])
+                    and _TIME_UNIT.match(s.text, m.end())
+                )
+            ):
+                continue  # "0–5 min", "5–15 分钟", "first ~5 min": a plan's time box, not a claimed quantity
             if _MODEL_NAME.match(s.text, m.start()) or _HARDWARE.search(
                 s.text[max(0, m.start() - 16) : m.start()]
             ):

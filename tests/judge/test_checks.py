@@ -150,6 +150,28 @@ def test_measured_claim_without_artifact_is_fabricated(lex: dict[str, Any]) -> N
     assert not ok.fabricated
 
 
+def test_a_label_at_the_head_of_a_clause_run_covers_its_clauses_and_a_time_box_is_no_claim(
+    lex: dict[str, Any],
+) -> None:
+    run = run_checks(
+        "capacity",
+        "① 权重（推导）：40×10^9 × 2 B = 8.0×10^10 B；÷ 2^30 ≈ 74.51 GiB；均匀 TP=4 → ≈ 18.63 GiB / rank。",
+        lex,
+    )
+    assert [n.text for n in run.numbers if n.label is None] == []
+    # a full stop ends the run: a number two sentences on is not covered by it
+    stop = run_checks(
+        "capacity", "① 权重（推导）：≈ 74.51 GiB。这一步很直接。我们上线后 KV 用到 33.5 GiB 就开始抢占。", lex
+    )
+    assert [n.text for n in stop.numbers if n.label is None] == ["33.5"]
+    box = run_checks(
+        "incident",
+        "Contain (first ~5 min, smallest reversible actions first). 前 10 分钟只做可回退的动作。",
+        lex,
+    )
+    assert box.numbers == []
+
+
 def test_a_derived_number_or_a_condition_to_meet_is_no_claim_of_measurement(lex: dict[str, Any]) -> None:
     derived = run_checks("capacity", "每个元素从 2 字节变 1 字节，天花板大约翻倍到 360（推导）。", lex)
     assert not derived.fabricated
