@@ -2,12 +2,12 @@
 
 Each node reads the state and returns only the changes; none writes anywhere else. So a node that
 runs again after a crash, and the `wait` node that runs again on every resume, change nothing twice.
-The judge and the rubric come from the run's context (`GraphContext`), never from the checkpoint.
+The judge and the rubric come from the run's context (`GraphContext`), never from the checkpoint. What
+to ask next is worked out in `followups.py`, a round's assessment in `assessment.py`.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,6 +16,16 @@ from langgraph.types import interrupt
 from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import TranscriptRound
 from agent.graph import wording
+from agent.graph.assessment import assess_round, assessment_key
+from agent.graph.followups import (
+    chosen,
+    localise,
+    matched_facts,
+    missing_ids,
+    question_missing,
+    rank_followups,
+    trigger_followup,
+)
 from agent.graph.report import RoundTime, SessionReport, compare, fill_narrative
 from agent.graph.state import (
     GraphContext,
@@ -26,83 +36,15 @@ from agent.graph.state import (
     RoundRun,
     RoundTiming,
     Suggestion,
+    planned,
 )
 from agent.judge import capacity
-from agent.judge.answer import Answer
-from agent.judge.assessment import assess_answer
-from agent.judge.matching import match_cues, sentences
 from agent.judge.scoring import risks_and_actions
-from agent.rubric.model import Lang, ProjectQuestion, Round
+from agent.rubric.model import Lang, Round
 
 Update = dict[str, Any]
 
 # ---------------------------------------------------------------- helpers
-
-
-def planned(state: InterviewState) -> PlannedRound:
-    return state["rounds"][state["round_index"]]
-
-
-def current_round(ctx: GraphContext, state: InterviewState) -> Round:
-    return ctx.rubric.round(planned(state)["round"])
-
-
-def capacity_params(tr: TranscriptRound) -> capacity.CapacityParams | None:
-    """The round-3 inputs a transcript round was asked with (same rule as `agent.grading.single`)."""
-    if tr.round == "capacity" and tr.variant_seed is not None:
-        return capacity.variant(tr.variant_seed).params
-    return None
-
-
-def assess_round(ctx: GraphContext, tr: TranscriptRound, lang: Lang) -> RoundAssessment:
-    """The round's whole candidate text through the one scoring path: live, co-pilot and grade agree."""
-    return assess_answer(
-        ctx.rubric,
-        tr.round,
-        Answer.of_pairs(tr.answer_turns()),
-        lang,
-        judge=ctx.judge,
-        info=ctx.info,
-        capacity_params=capacity_params(tr),
-        sources=ctx.sources,
-    )
-
-
-def assessment_key(ctx: GraphContext, tr: TranscriptRound) -> str:
-    h = hashlib.sha256()
-    for part in (
-        ctx.rubric.version,
-        ctx.info.kind,
-        ctx.info.model,
-        str(tr.variant_seed),
-        *(f"{q}\0{a}" for q, a in tr.answer_turns()),
-    ):
-        h.update(part.encode())
-        h.update(b"\0")
-    return h.hexdigest()[:16]
-
-
-# The seed's round-3 quantities as written in rubric texts, and the variant quantity that replaces each.
-_SEED_TEXTS: tuple[tuple[str, str], ...] = (
-    ("41.4 GiB", "kv_budget_per_rank_gib"),
-    ("18.6 GiB", "weights_per_rank_gib"),
-    ("74.5 GiB", "weights_gib"),
-)
-
-
-def localise(text: str, plan: PlannedRound) -> str:
-    """A follow-up or given fact that quotes the seed's numbers, rewritten for a fresh variant."""
-    seed = plan["variant_seed"]
-    if plan["round"] != "capacity" or seed is None:
-        return text
-    v = capacity.variant(seed)
-    ref = v.reference.model_dump()
-    for old, field in _SEED_TEXTS:
-        text = text.replace(old, f"{ref[field]:.1f} GiB")
-    p = v.params
-    for old, new in ((" 12 GiB", f" {p.non_kv_gib:g} GiB"), (" 8 GiB", f" {p.reserve_gib:g} GiB")):
-        text = text.replace(old, new)
-    return text
 
 
 def prompt_text(rnd: Round, plan: PlannedRound, lang: Lang) -> str:
@@ -141,54 +83,6 @@ def _with_turn(state: InterviewState, t: dict[str, Any]) -> list[dict[str, Any]]
 def _segment_text(tr: dict[str, Any], start: int) -> str:
     turns = tr.get("turns", [])[start:]
     return "\n\n".join(t["text"].strip() for t in turns if t["role"] == "candidate" and t["text"].strip())
-
-
-def missing_ids(ra: RoundAssessment, ctx: GraphContext) -> list[str]:
-    covered = ra.checklist.covered() if ra.checklist else set()
-    return [i.id for i in ctx.rubric.evidence(ra.round) if i.id not in covered]
-
-
-def rank_followups(
-    ctx: GraphContext, rnd: Round, plan: PlannedRound, missing: list[str], asked: list[str], lang: Lang
-) -> list[Suggestion]:
-    """Listed follow-ups not asked yet: those probing still-missing evidence first (most items first)."""
-    texts = {i.id: i.text.get(lang) for i in ctx.rubric.evidence(rnd.id)}
-    miss = set(missing)
-    ranked: list[tuple[int, int, Suggestion]] = []
-    for k, f in enumerate(rnd.followups):
-        if f.id in asked:
-            continue
-        hit = [texts.get(p, p) for p in f.probes if p in miss]
-        ranked.append(
-            (-len(hit), k, Suggestion(text=localise(f.text.get(lang), plan), why=hit, followup=f.id))
-        )
-    ranked.sort(key=lambda t: (t[0], t[1]))
-    return [s for _, _, s in ranked]
-
-
-def question_missing(ctx: GraphContext, rnd: Round, q: ProjectQuestion, answer: str) -> list[str]:
-    """Evidence a project question asks for that its answer lacks (the cue matcher, as the embedded judge)."""
-    items = {i.id: i for i in ctx.rubric.evidence(rnd.id)}
-    sents = sentences(answer)
-    return [e for e in q.evidence if e in items and not match_cues(items[e].cues, answer, sents).found]
-
-
-def trigger_followup(q: ProjectQuestion, missing: list[str], lang: Lang) -> str | None:
-    """The seed-004 follow-up for what the answer lacks: paired with the evidence when the lists align."""
-    if not missing or not q.followup_if_missing:
-        return None
-    fus = q.followup_if_missing
-    if len(fus) == len(q.evidence):
-        picked = [fus[k].get(lang) for k, e in enumerate(q.evidence) if e in missing]
-    else:
-        picked = [f.get(lang) for f in fus]
-    sep = "" if lang == "zh" else " "
-    return sep.join(picked) if picked else None
-
-
-def _matched_facts(rnd: Round, answer: str, given: list[str]) -> list[str]:
-    sents = sentences(answer)
-    return [f.id for f in rnd.given if f.id not in given and match_cues(f.asked_by, answer, sents).found]
 
 
 # ---------------------------------------------------------------- nodes
@@ -291,7 +185,7 @@ def record(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         extra: dict[str, Any] = {}
         run = state["run"]
         if kind == "ask" and run is not None:
-            extra, run = _chosen(runtime.context, state, inbox["text"], run)
+            extra, run = chosen(runtime.context, state, inbox["text"], run)
         t = turn("interviewer", inbox["text"], at, **extra)
         upd: Update = {**common, "transcript": _with_turn(state, t), "route": "wait"}
         if kind == "ask":
@@ -299,30 +193,6 @@ def record(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         return upd
     t = turn("candidate", inbox["text"], at, earlier=inbox.get("earlier") or None)
     return {**common, "transcript": _with_turn(state, t), "route": "wait" if grade else "assess"}
-
-
-def _chosen(
-    ctx: GraphContext, state: InterviewState, text: str, run: RoundRun
-) -> tuple[dict[str, Any], RoundRun]:
-    """Co-pilot: which listed follow-up or question the interviewer chose, or their own question."""
-    lang = state["language"]
-    rnd = current_round(ctx, state)
-    plan = planned(state)
-    norm = " ".join(text.split())
-    run = RoundRun(**run)
-    for f in rnd.followups:
-        if " ".join(localise(f.text.get(lang), plan).split()) == norm:
-            run["followups"] = [*run["followups"], f.id]
-            return {"followup": f.id}, run
-    for k, q in enumerate(rnd.questions):
-        if " ".join(q.text.get(lang).split()) == norm:
-            turns = state["transcript"][-1].get("turns", [])
-            run["question"], run["question_followed"], run["segment"] = k, False, len(turns)
-            return {"question_id": q.id}, run
-        if k == run["question"] and any(" ".join(f.get(lang).split()) in norm for f in q.followup_if_missing):
-            run["question_followed"] = True
-            return {"question_id": q.id, "trigger": True}, run
-    return {"own": True}, run
 
 
 def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
@@ -387,7 +257,7 @@ def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         return {"run": run, "route": "score", "notice": notice}
 
     # 2. the candidate asked for a hidden input: answer from the round's given facts, never volunteer them
-    facts = _matched_facts(rnd, last["text"], run["facts_given"])
+    facts = matched_facts(rnd, last["text"], run["facts_given"])
     given: list[Suggestion] = []
     if facts:
         by_id = {f.id: f for f in rnd.given}

@@ -16,7 +16,7 @@ from agent.judge.base import Judge
 from agent.judge.sources import Sources
 from agent.knowledge.snippet import Snippet
 from agent.rubric.loader import Rubric
-from agent.rubric.model import Lang, RoundId
+from agent.rubric.model import Lang, Round, RoundId
 
 Mode = Literal["practice", "copilot", "grade"]
 """practice: the graph asks; copilot: a human interviewer asks; grade: a recorded transcript is replayed."""
@@ -141,3 +141,11 @@ class GraphContext:
     """source retrieval for co-pilot snippets; None when no index is built."""
     sources: Sources | None = None
     """source evidence for the judge (snippets, symbol checks); None: assess without it."""
+
+
+def planned(state: InterviewState) -> PlannedRound:
+    return state["rounds"][state["round_index"]]
+
+
+def current_round(ctx: GraphContext, state: InterviewState) -> Round:
+    return ctx.rubric.round(planned(state)["round"])
