@@ -227,8 +227,8 @@ def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
     """Measured-sounding claims with a number and no artifact (or enough conditions) in or next to them.
 
     Not claims: a number the sentence labels given, derived or estimated, and a measurement stated as a
-    condition to meet (`requirement_frames` in the sentence or the three before it, same turn: a
-    list of conditions under one lead)."""
+    condition to meet (`requirement_frames` in the sentence, the three before it or the two after it, same
+    turn: a list of conditions under one lead, or closed by "any one missing, stay unified")."""
     out: list[str] = []
     need = int(lex.get("measurement_conditions_needed", 3))
     for k, s in enumerate(sents):
@@ -239,9 +239,9 @@ def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
         labels = lex["number_labels"]
         if any(any_term(s.lower, labels[kind]) for kind in ("given", "derived", "estimated")):
             continue  # a number stated as given, derived or estimated is not a claim of measurement
-        frame = " ".join(x.lower for x in sents[max(0, k - 3) : k + 1] if x.turn == s.turn)
+        frame = " ".join(x.lower for x in sents[max(0, k - 3) : k + 3] if x.turn == s.turn)
         if any_term(frame, lex.get("requirement_frames", [])):
-            continue  # a condition to meet ("only if all three hold: … ③ measured latency within 1.5 s")
+            continue  # a condition to meet ("only if all three hold: … ③ measured latency within 1.5 s …")
         near = " ".join(x.lower for x in sents[max(0, k - 1) : k + 2])
         if any_term(near, lex["artifacts"]):
             continue

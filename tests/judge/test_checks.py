@@ -188,6 +188,14 @@ def test_a_derived_number_or_a_condition_to_meet_is_no_claim_of_measurement(lex:
         lex,
     )
     assert not zh.fabricated
+    closed = run_checks(
+        "system-design",
+        "Three things measured on our own traffic. One: the spikes line up with long prompts. Two: moving "
+        "the KV for a 20k prompt fits inside the TTFT budget, measured on our interconnect. Three: goodput "
+        "beats the mixed pool. Any one missing, stay unified.",
+        lex,
+    )
+    assert not closed.fabricated
     # the same measured-sounding sentence stated as a result is still a claim
     claim = run_checks(
         "system-design",
