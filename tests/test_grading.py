@@ -61,3 +61,29 @@ def test_the_largest_transcripts_are_sent_first_and_outcomes_keep_the_file_order
     start = {f: next(k for k, a in enumerate(judge.seen) if first_answer[f] in a) for f in files}
     smallest = by_size[-1]
     assert all(start[smallest] > start[f] for f in by_size[:-1]), start
+
+
+def test_report_names_are_distinct_whatever_the_inputs_are_called(tmp_path: Path) -> None:
+    """Every input gets its own report name, compared without case (as a case-insensitive disk
+    would), even when a file is named like another input's hashed name; the same inputs always give
+    the same names, and a file keeps its own name whenever no other input had it first."""
+    import hashlib
+    import os
+
+    from agent.grading.batch import report_names
+
+    a = tmp_path / "sub1" / "same.json"
+    h = f"same-{hashlib.sha256(os.path.abspath(a).encode()).hexdigest()[:8]}"
+    files = [
+        a,
+        tmp_path / "sub2" / "same.json",
+        tmp_path / "sub3" / f"{h}.json",
+        tmp_path / "sub3" / f"{h.upper()}-2.json",
+        tmp_path / "sub3" / f"{h}-3.json",
+        tmp_path / "sub5" / "Same.json",
+        tmp_path / "top.json",
+    ]
+    names = report_names(files)
+    assert len({n.casefold() for n in names.values()}) == len(files), names
+    assert names[files[2]] == h and names[files[3]] == f"{h.upper()}-2" and names[files[6]] == "top"
+    assert report_names(files) == names and report_names(list(reversed(files))) == names

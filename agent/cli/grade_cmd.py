@@ -15,7 +15,16 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from agent.grading.batch import Outcome, Replay, find_inputs, grade_files, report_names, same_provenance
+from agent.grading.batch import (
+    Outcome,
+    Replay,
+    find_inputs,
+    grade_files,
+    hashed_name,
+    name_key,
+    report_names,
+    same_provenance,
+)
 from agent.grading.render import report_json, report_markdown
 from agent.grading.samples import DEFAULT_SAMPLE_TEMPERATURE, Resamplable, sampled_info
 from agent.judge.factory import DEFAULT_IN_FLIGHT, batch_size
@@ -111,7 +120,7 @@ def grade(
             typer.echo(f"error: cannot write reports to {out}: {problem}; nothing was graded", err=True)
             raise typer.Exit(2)
         for group in _shared_names(files, names):
-            shown = ", ".join(f"{f} → {names[f]}.{fmt.value}" for f in group)
+            shown = ", ".join(f"{f} → {names[f]}.{fmt.value}{_why(f, names[f])}" for f in group)
             typer.echo(f"note: {len(group)} inputs share the name {group[0].name}: reports {shown}", err=True)
         if fmt is Format.json and info.kind == "vllm":
             done_before = [f for f in files if same_provenance(out / f"{names[f]}.json", info)]
@@ -171,13 +180,17 @@ def grade(
     table = Table(
         title=f"{len(outcomes)} transcript(s) · judge {info.kind}:{info.model} · {rubric.version}{k}"
     )
-    for col in ("transcript", "rounds", "total", "flags", "status"):
-        table.add_column(col)
+    # two inputs may carry one transcript id: each row names its input file (and its report, with --out)
+    cols = ("transcript", "input", *(("report",) if out else ()), "rounds", "total", "flags", "status")
+    for col in cols:
+        table.add_column(col, overflow="fold" if col in ("input", "report") else "ellipsis")
     for o in outcomes:
+        where = (str(o.source), *((f"{names[o.source]}.{fmt.value}",) if out else ()))
         if o.report and not o.error:
             r = o.report
             table.add_row(
                 r.id,
+                *where,
                 ", ".join(f"{x.round}={x.total}" for x in r.rounds),
                 f"{sum(x.total for x in r.rounds)}/{25 * len(r.rounds)}",
                 ", ".join(sorted({f for x in r.rounds for f in x.flags})) or "—",
@@ -185,7 +198,7 @@ def grade(
             )
         else:
             status = "internal error" if o.internal else "failed"
-            table.add_row(o.source.name, "—", "—", "—", f"[red]{status}[/]")
+            table.add_row("—", str(o.source), *(("—",) if out else ()), "—", "—", "—", f"[red]{status}[/]")
     err.print(table)
     failed = sum(1 for o in outcomes if o.error) + len(found.errors)
     if failed:
@@ -242,5 +255,11 @@ def _shared_names(files: list[Path], names: dict[Path, str]) -> list[list[Path]]
     groups: dict[str, list[Path]] = {}
     for f in files:
         if names[f] != f.stem:
-            groups.setdefault(f.stem.casefold(), []).append(f)
+            groups.setdefault(name_key(f.stem), []).append(f)
     return list(groups.values())
+
+
+def _why(f: Path, name: str) -> str:
+    """Why a renamed input's report has a further suffix: its hashed name is another input's."""
+    hashed = hashed_name(f)
+    return "" if name == hashed else f" ({hashed} is another input's name)"

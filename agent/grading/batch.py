@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -97,22 +98,47 @@ def find_transcripts(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def report_names(files: Iterable[Path]) -> dict[Path, str]:
-    """The report's file name (without extension) for each input: its stem, or, when inputs in
-    different folders share a stem (compared case-insensitively), `stem-<first 8 hex digits of the
-    SHA-256 of the input's absolute path>` for each of them, so no report overwrites another and a
-    re-run of the same inputs gives the same names."""
-    files = list(files)
+    """The report's file name (without extension) for each input, distinct across the batch whatever
+    the inputs are called: its stem, or, when inputs in different folders share a stem, `stem-<first 8
+    hex digits of the SHA-256 of the input's absolute path>` for each of them. Every name is reserved
+    for the whole batch, compared as a case-insensitive disk would (`name_key`): an input keeps its own
+    stem (no other input has it), and a hashed name that another input already has (a file named like
+    it, `same-1a2b3c4d.json`) gets a further `-2`, `-3`, … (the first one free). The hashed names are
+    given in the order of the inputs' absolute paths, so the same inputs give the same names in any
+    order, and a re-run of them overwrites its own reports, never another's."""
+    files = list(dict.fromkeys(files))
     by_stem: dict[str, list[Path]] = {}
     for f in files:
-        by_stem.setdefault(f.stem.casefold(), []).append(f)
-    names: dict[Path, str] = {}
-    for f in files:
-        if len(by_stem[f.stem.casefold()]) == 1:
-            names[f] = f.stem
-        else:
-            digest = hashlib.sha256(os.path.abspath(f).encode("utf-8", "surrogateescape")).hexdigest()
-            names[f] = f"{f.stem}-{digest[:8]}"
-    return names
+        by_stem.setdefault(name_key(f.stem), []).append(f)
+    names = {f: f.stem for f in files if len(by_stem[name_key(f.stem)]) == 1}
+    taken = {name_key(n) for n in names.values()}
+    shared = sorted((f for f in files if f not in names), key=_abs)
+    for f in shared:
+        base = name = hashed_name(f)
+        k = 1
+        while name_key(name) in taken:
+            k += 1
+            name = f"{base}-{k}"
+        taken.add(name_key(name))
+        names[f] = name
+    return {f: names[f] for f in files}
+
+
+def hashed_name(f: Path) -> str:
+    """`stem-<first 8 hex digits of the SHA-256 of the input's absolute path>`: the report name of an
+    input that shares its file name with another (before any further suffix)."""
+    digest = hashlib.sha256(_abs(f).encode("utf-8", "surrogateescape")).hexdigest()
+    return f"{f.stem}-{digest[:8]}"
+
+
+def name_key(name: str) -> str:
+    """What two report names must not share: the name as a case-insensitive (or Unicode-normalising)
+    disk compares it."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def _abs(f: Path) -> str:
+    return os.path.abspath(f)
 
 
 @dataclass
@@ -153,6 +179,7 @@ def grade_files(
         try:
             t = load_transcript(f)
             if samples > 1:
+
                 def by_graph(tr: Transcript, j: Judge | None, i: JudgeInfo | None) -> Report:
                     assert replay is not None
                     return replay(tr, rubric=rubric, judge=j, info=i, sources=sources)

@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "transcripts"
 
 
-def _run(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "INTERVIEW_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+def _run(*args: str, data_dir: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "INTERVIEW_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "agent", *args], capture_output=True, text=True, env=env, timeout=120, cwd=REPO
     )
@@ -218,3 +218,57 @@ def test_a_hostile_batch_from_a_fresh_state(tmp_path: Path) -> None:
     assert len(share) == 1 and reports["good-a"] in share[0] and reports["good-b"] in share[0], share
     said = " ".join(r.stderr.split())
     assert f"{len(bad)} of {len(bad) + 3} failed" in said, said
+
+
+def test_a_file_named_like_another_inputs_report_overwrites_nothing(tmp_path: Path) -> None:
+    """The acceptance tester's batch: `sub1/same.json` and `sub2/same.json` share a file name, so each
+    gets `same-<hash>`; `sub3/` holds a file whose own name is sub1's hashed one, and `sub4/` one whose
+    transcript id repeats sub1's. Every input gets its own report, the note maps every renamed input,
+    and the summary table tells the two inputs with one transcript id apart."""
+    import hashlib
+
+    d = tmp_path / "in"
+    for sub in ("sub1", "sub2", "sub3", "sub4"):
+        (d / sub).mkdir(parents=True)
+    first = d / "sub1" / "same.json"
+    hashed = f"same-{hashlib.sha256(os.path.abspath(first).encode()).hexdigest()[:8]}"
+    inputs = {
+        first: "one",
+        d / "sub2" / "same.json": "two",
+        d / "sub3" / f"{hashed}.json": "three",
+        d / "sub3" / f"{hashed.upper()}-2.json": "four",  # another name a further suffix might take
+        d / "sub4" / "again.json": "one",  # the same transcript id as sub1's
+        d / "top.json": "six",
+    }
+    for path, tid in inputs.items():
+        path.write_text(json.dumps(_good(tid, "Paged KV maps tokens to non-contiguous blocks on demand.")))
+    out = tmp_path / "out"
+    env = {"COLUMNS": "400"}  # the summary table on one line per row
+    r = _run("grade", str(d), "--out", str(out), "--judge", "embedded", data_dir=tmp_path / "data", env=env)
+    assert r.returncode == 0, r.stderr
+    written = sorted(p.name for p in out.iterdir())
+    assert len(written) == len(inputs), written  # 6 graded, 6 reports: none overwritten
+    assert sorted(json.loads(p.read_text())["id"] for p in out.iterdir()) == sorted(inputs.values())
+    assert f"{hashed}.json" in written  # a file keeps its own name when it can
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note:")]
+    renamed = {p: n for p in inputs if (n := _report_of(p, notes)) is not None}
+    assert set(renamed) == {first, d / "sub2" / "same.json"}, notes
+    assert renamed[first] != f"{hashed}.json" and renamed[first] in written, notes
+    assert renamed[first] != renamed[d / "sub2" / "same.json"]
+    rows = [ln for ln in r.stderr.splitlines() if " one " in f" {ln.replace('│', ' ')} "]
+    assert len(rows) == 2 and rows[0] != rows[1], r.stderr
+    assert any(renamed[first] in ln for ln in rows) and any("again.json" in ln for ln in rows), rows
+    again = _run(
+        "grade", str(d), "--out", str(tmp_path / "out2"), "--judge", "embedded", data_dir=tmp_path / "data"
+    )
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in (tmp_path / "out2").iterdir()) == written  # the same names every run
+
+
+def _report_of(path: Path, notes: list[str]) -> str | None:
+    """The report a `note:` line gives `path`, if one does."""
+    for ln in notes:
+        for part in ln.split(", "):
+            if f"{path} → " in part:
+                return part.split(f"{path} → ", 1)[1].split()[0]  # maybe followed by "(why)"
+    return None
