@@ -31,6 +31,7 @@ from agent.graph import (
     lock,
     start_session,
 )
+from agent.graph.errors import SessionStoreError
 from agent.graph.plan import usage
 from agent.graph.report import session_markdown
 from agent.rubric import Lang, RubricError, default_rubric
@@ -103,8 +104,13 @@ def practice(
     except (SessionError, RubricError) as e:
         if claimed is not None:
             claimed.release()
-        err.print(f"[red]error:[/] {e}")
-        raise typer.Exit(1 if isinstance(e, SessionBusy) else 2) from e
+        if isinstance(e, SessionStoreError | SessionBusy):
+            # the store cannot be read (corrupt, truncated, locked) or the session is held elsewhere:
+            # one line naming the file, exit 1, as for every command (README); 2 is a usage error
+            typer.echo(f"error: {_one_line(str(e))}", err=True)
+            raise typer.Exit(1) from e
+        err.print(f"[red]error:[/] {e}")  # a plan, language or id that cannot be used
+        raise typer.Exit(2) from e
     with claimed:
         if view.mode != "practice":
             err.print(f"[red]error:[/] session {view.session_id} is a co-pilot session; open it in the app")
@@ -134,7 +140,7 @@ def _drive(view: SessionView, err: Console) -> None:
         try:
             new = answer(sid, _decode(raw))
         except SessionError as e:  # the store is locked or read-only: say so; the session is as it was
-            err.print(f"[red]error:[/] {e}")
+            typer.echo(f"error: {_one_line(str(e))}", err=True)  # one line, never wrapped
             err.print(f"resume with: interview practice --session {sid}")
             raise typer.Exit(1) from e
         if new.message:

@@ -185,6 +185,29 @@ def test_a_session_store_that_lost_its_sessions_is_refused_never_started_over(
     assert not db.with_name(db.name + "-wal").exists()
 
 
+@pytest.mark.parametrize("how", ["garbage", "truncated"])
+@pytest.mark.parametrize("resume", [False, True])
+def test_terminal_practice_on_a_store_that_cannot_be_read_exits_1(
+    data_dir: Path, how: str, resume: bool
+) -> None:
+    """The README's contract for every command: a session store that cannot be read is one line naming
+    the file, exit 1 (2 is a usage error), whether the session is resumed or a new one started."""
+    from agent.cli.main import app
+
+    start_session("concepts", "en", session_id="s-read")
+    _process_ends()
+    db = data_dir / "sessions.sqlite"
+    for side in ("-wal", "-shm"):
+        db.with_name(db.name + side).unlink(missing_ok=True)
+    db.write_bytes(b"definitely not a database\x00" * 500 if how == "garbage" else b"")
+    args = ["practice", *(["--session", "s-read"] if resume else ["--plan", "concepts"])]
+    res = CliRunner().invoke(app, args, input=f"{ANSWER_1}\n.\n")
+    assert res.exit_code == 1, (res.exit_code, res.output)
+    said = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
+    assert len(said) == 1 and str(db) in said[0], res.output  # one line naming the file
+    assert "Q: " not in res.output and "Traceback" not in res.output
+
+
 def test_a_store_from_before_the_count_file_is_counted_when_opened(data_dir: Path) -> None:
     start_session("concepts", "en", session_id="s-old")
     _process_ends()
