@@ -16,8 +16,8 @@ from agent.graph.plan import weakest
 from agent.graph.state import GraphContext
 from agent.judge import capacity
 from agent.package import EvidencePackage, build_package, schema_json, to_json
-from agent.package.build import derivation
 from agent.package.folder import files, write, zip_bytes
+from agent.package.formulas import derivation
 from agent.rubric import Rubric
 from tests.graph.script import strong
 from tests.package.conftest import (
