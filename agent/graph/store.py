@@ -10,6 +10,8 @@ Beside it, `sessions.sqlite.count` (0600) records how many sessions the store ha
 session is saved (sessions are never deleted, so the count only grows). A store that holds fewer than
 that was truncated, replaced or deleted: opening it is refused with a message saying so, and nothing
 is written to it, so it never silently starts over (and a new session never takes an old one's id).
+A count file that cannot be read gives no number: the message says it is unreadable, and a store beside
+it that holds no session is refused all the same (the file is only written once a session is saved).
 
 Postgres: LangGraph's `PostgresSaver` on a connection pool, and the `interview_sessions` table
 (agent/db/migrations/postgres/0001_sessions.sql); the schema is migrated when the store opens
@@ -67,6 +69,16 @@ class SessionRow:
     owner: str | None
     created_at: str
     updated_at: str
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What the count file beside the store says."""
+
+    sessions: int | None
+    """how many sessions the store has held; None when the file cannot be read"""
+    unreadable: str | None = None
+    """why it cannot be read"""
 
 
 def now_iso() -> str:
@@ -163,8 +175,9 @@ class Store(SessionStore):
         self.count_path = path.with_name(path.name + COUNT_SUFFIX)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists() and self._recorded() is not None:
-                self._lost(None, self._recorded() or 1)  # deleted: refuse before creating a new one
+            recorded = self._recorded()
+            if not path.exists() and recorded is not None:
+                self._lost(None, recorded)  # deleted: refuse before creating a new one
             private_sqlite(path)
             self._index = sqlite3.connect(
                 str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
@@ -202,51 +215,70 @@ class Store(SessionStore):
                 else 0
             )
 
-    def _recorded(self) -> int | None:
-        """The count file's number; None without one. A count file that cannot be read still says the
-        store held a session (it is only written once one was saved)."""
+    def _recorded(self) -> Recorded | None:
+        """What the count file says; None without one. A count file that cannot be read says no number
+        (`Recorded.unreadable` says why), but still that the store held sessions: it is only written
+        once one was saved."""
         try:
             text = self.count_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except OSError:
-            return 1
+        except UnicodeDecodeError:
+            return Recorded(None, "not UTF-8 text")
+        except OSError as e:
+            return Recorded(None, e.strerror or type(e).__name__)
         try:
             n = json.loads(text)["sessions"]
-            return n if isinstance(n, int) and n >= 1 else 1
         except (ValueError, KeyError, TypeError):
-            return 1
+            return Recorded(None, 'not {"sessions": N}')
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            return Recorded(None, f"no session count in it ({n!r})")
+        return Recorded(n)
 
     def _check_nothing_lost(self) -> int:
-        """The store's session count; SessionStoreError when it holds fewer than the count file says."""
+        """The store's session count; SessionStoreError when it holds fewer than the count file says, or
+        none beside a count file that cannot be read."""
         n = self._count()
         recorded = self._recorded()
-        if recorded is not None and n < recorded:
+        if recorded is not None and n < (recorded.sessions or 1):
             self._lost(n, recorded)
         return n
 
-    def _lost(self, n: int | None, recorded: int) -> None:
+    def _lost(self, n: int | None, recorded: Recorded) -> None:
         size = self.path.stat().st_size if n is not None else None
         state = "is missing" if n is None else ("is empty (0 bytes)" if size == 0 else f"holds {n}")
+        if recorded.sessions is None:
+            held = (
+                f"and the session count file {self.count_path} is unreadable ({recorded.unreadable}), so "
+                "how many sessions it held is not known; that file is only written once a session is "
+                "saved, so the store held sessions"
+            )
+        else:
+            held = f"but held {recorded.sessions} session(s) (recorded in {self.count_path})"
         raise SessionStoreError(
-            f"the session store {self.path} {state} but held {recorded} session(s) (recorded in "
-            f"{self.count_path}): it was truncated, replaced or deleted. Nothing was changed and no "
-            f"session was started. Restore {self.path.name} from a backup; or, to start over with no "
-            f"sessions, move {self.path.name} and {self.count_path.name} out of {self.path.parent}"
+            f"the session store {self.path} {state} {held}: it was truncated, replaced or deleted. "
+            f"Nothing was changed and no session was started. Restore {self.path.name} from a backup; "
+            f"or, to start over with no sessions, move {self.path.name} and {self.count_path.name} out "
+            f"of {self.path.parent}"
         )
 
     def _record_count(self, n: int) -> None:
-        """Write the count file (0600) atomically; it only ever grows."""
-        if n <= (self._recorded() or 0):
+        """Write the count file (0600) atomically; it only ever grows (one that cannot be read is
+        written again)."""
+        recorded = self._recorded()
+        if recorded is not None and recorded.sessions is not None and n <= recorded.sessions:
             return
         tmp = self.count_path.with_name(f"{self.count_path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"sessions": n}, f)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.count_path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"sessions": n}, f)
+                f.write("\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.count_path)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:

@@ -208,6 +208,37 @@ def test_terminal_practice_on_a_store_that_cannot_be_read_exits_1(
     assert "Q: " not in res.output and "Traceback" not in res.output
 
 
+@pytest.mark.parametrize("count", ["garbage", "no number", "a folder"])
+@pytest.mark.parametrize("how", ["truncated", "deleted"])
+def test_an_unreadable_count_file_is_named_not_given_a_made_up_number(
+    data_dir: Path, how: str, count: str
+) -> None:
+    """A 0-byte (or deleted) store beside a count file that cannot be read: still refused, and the
+    message says the count file is unreadable instead of inventing how many sessions the store held."""
+    from agent.cli.main import app
+
+    start_session("concepts", "en", session_id="s-c1")
+    start_session("concepts", "en", session_id="s-c2")
+    _process_ends()
+    db, counted = data_dir / "sessions.sqlite", data_dir / "sessions.sqlite.count"
+    for side in ("-wal", "-shm"):
+        db.with_name(db.name + side).unlink(missing_ok=True)
+    db.write_bytes(b"") if how == "truncated" else db.unlink()
+    if count == "a folder":
+        counted.unlink()
+        counted.mkdir()
+    else:
+        counted.write_bytes(b"\x00\xffnot json" if count == "garbage" else b'{"rows": 7}')
+    with pytest.raises(SessionStoreError) as e:
+        list_sessions()
+    msg = str(e.value)
+    assert f"the session count file {counted}" in msg and "is unreadable" in msg, msg
+    assert "held 1" not in msg and "truncated, replaced or deleted" in msg, msg
+    res = CliRunner().invoke(app, ["sessions"])
+    assert res.exit_code == 1 and "is unreadable" in res.output and "held 1" not in res.output, res.output
+    assert (db.read_bytes() == b"") if how == "truncated" else not db.exists()  # nothing written
+
+
 def test_a_store_from_before_the_count_file_is_counted_when_opened(data_dir: Path) -> None:
     start_session("concepts", "en", session_id="s-old")
     _process_ends()
