@@ -217,6 +217,22 @@ STRINGS: dict[str, dict[Lang, str]] = {
         "zh": "修改分数需要已登录的复核人。",
     },
     "override_log": {"en": "Override log for this report", "zh": "本报告的改分日志"},
+    "log_id": {"en": "Row", "zh": "行号"},
+    "log_when": {"en": "When (UTC)", "zh": "时间（UTC）"},
+    "log_judge": {"en": "Judge", "zh": "模型评分"},
+    "log_human": {"en": "Human", "zh": "人工评分"},
+    "log_reviewer": {"en": "Reviewer", "zh": "复核人"},
+    "log_reason": {"en": "Reason", "zh": "理由"},
+    "log_empty": {"en": "No override yet.", "zh": "还没有改分记录。"},
+    "scores_hint": {
+        "en": "Each row: round, dimension, judge score → effective score. Open a row for the override, the "
+        "judge's rationale and the quotes.",
+        "zh": "每行依次为：轮次、维度、模型评分 → 生效分数。展开一行可查看人工修改、评分理由和引用。",
+    },
+    "overridden_by": {"en": "overridden by {reviewer}", "zh": "{reviewer} 已修改"},
+    "override_detail": {"en": "Override", "zh": "人工修改"},
+    "rationale": {"en": "Judge's rationale", "zh": "评分理由"},
+    "no_quotes": {"en": "No quote for this dimension.", "zh": "该维度没有引用。"},
     "stale": {
         "en": "made against another judge score or rubric version",
         "zh": "基于不同的模型评分或评分标准版本",

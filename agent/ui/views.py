@@ -160,50 +160,107 @@ def suggestions_md(suggestions: Sequence[Suggestion], lang: Lang) -> str:
     return "\n".join(out)
 
 
-def review_rows(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> list[list[Any]]:
-    """One row per round and dimension: judge score, effective score, who overrode, rationale, quotes."""
-    lang = report.language
+def review_html(
+    report: Report, effective: Sequence[EffectiveScore], rubric: Rubric, ui: Lang, *, quotes_shown: int = 3
+) -> str:
+    """The judge's and the effective score of each round and dimension, one compact row each: round,
+    dimension, judge → effective and who overrode it on one line; the override's reason, the judge's
+    rationale and the quotes fold out under it. Labels in the interface language `ui`; the level, the
+    missing items and the quotes as the report has them. Each row carries its ids and scores as data
+    attributes (`data-round`, `data-dimension`, `data-judge`, `data-effective`) for scripts."""
     by_round = {ra.round: ra for ra in report.rounds}
-    rows: list[list[Any]] = []
+    labels = (t("col_round", ui), t("col_dimension", ui), f"{t('col_judge', ui)} → {t('col_effective', ui)}")
+    head = "".join(f"<span>{html.escape(x)}</span>" for x in (*labels, t("col_by", ui)))
+    out = [
+        f"<p class='coach-hint'>{html.escape(t('scores_hint', ui))}</p>",
+        "<div class='coach-scores'>",
+        f"<div class='coach-score-head' aria-hidden='true'>{head}</div>",
+    ]
     for e in effective:
         ra = by_round[e.round]
         ds = next((d for d in ra.dimensions if d.dimension == e.dimension), None)
-        why = (
-            (ds.reason + (f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else ""))
-            if ds
-            else ""
-        )
+        changed = e.effective != e.judge
+        score = f"{e.judge}/5 → <b>{e.effective}/5</b>" if changed else f"{e.judge}/5"
         by = ""
         if e.override:
-            by = f"{e.override.reviewer}: {e.override.reason}" + (f" ({t('stale', lang)})" if e.stale else "")
-        rows.append(
-            [
-                round_title(rubric, e.round, lang),
-                dim_title(rubric, e.dimension, lang),
-                e.judge,
-                e.effective,
-                by,
-                why,
-                " · ".join(f"“{q.strip()}”" for q in ra.quotes.get(e.dimension, [])[:2]),
-            ]
+            by = t("overridden_by", ui, reviewer=_md(e.override.reviewer))
+            by += f" ⚠ {html.escape(t('stale', ui))}" if e.stale else ""
+        attrs = (
+            f"data-round='{html.escape(e.round)}' data-dimension='{html.escape(e.dimension)}' "
+            f"data-judge='{e.judge}' data-effective='{e.effective}'"
         )
-    return rows
+        details: list[str] = []
+        if e.override:
+            o = e.override
+            details.append(
+                f"<p><b>{html.escape(t('override_detail', ui))}{_colon(ui)}</b> "
+                f"{o.judge_score} → {o.human_score} · {_md(o.reviewer)} · {html.escape(_when(o.created_at))}"
+                f"{_colon(ui)} {_md(o.reason)}</p>"
+            )
+        if ds:
+            why = f"{ds.level} — {reason_text(ds.reason, ui)}"
+            why += f" · {'; '.join(cap_text(c, ui) for c in ds.caps)}" if ds.caps else ""
+            details.append(f"<p><b>{html.escape(t('rationale', ui))}{_colon(ui)}</b> {_md(why)}</p>")
+        said = ra.quotes.get(e.dimension, [])[:quotes_shown]
+        if said:
+            items = "".join(f"<li>“{_md(q)}”</li>" for q in said)
+            details.append(f"<p><b>{html.escape(t('quotes', ui))}{_colon(ui)}</b></p><ul>{items}</ul>")
+        else:
+            details.append(f"<p><i>{html.escape(t('no_quotes', ui))}</i></p>")
+        out.append(
+            f"<details class='coach-score{' changed' if changed else ''}' {attrs}><summary>"
+            f"<span class='coach-score-round'>{html.escape(round_title(rubric, e.round, ui))}</span>"
+            f"<span class='coach-score-dim'>{html.escape(dim_title(rubric, e.dimension, ui))}</span>"
+            f"<span class='coach-score-num'>{score}</span>"
+            f"<span class='coach-score-by'>{by}</span>"
+            f"</summary><div class='coach-score-body'>{''.join(details)}</div></details>"
+        )
+    out.append("</div>")
+    return "\n".join(out)
 
 
-REVIEW_HEADERS = (
-    "col_round",
-    "col_dimension",
-    "col_judge",
-    "col_effective",
-    "col_by",
-    "col_rationale",
-    "col_quotes",
+LOG_HEADERS = (
+    "log_id",
+    "log_when",
+    "round",
+    "dimension",
+    "log_judge",
+    "log_human",
+    "log_reviewer",
+    "log_reason",
 )
-LOG_COLUMNS = ("id", "created_at", "round", "dimension", "judge_score", "human_score", "reviewer", "reason")
 
 
-def log_rows(rows: Sequence[Override]) -> list[list[Any]]:
-    return [[getattr(r, c) for c in LOG_COLUMNS] for r in rows]
+def _when(created_at: str) -> str:
+    """A log row's time as people read it: "2026-11-30 22:56" (UTC, to the minute)."""
+    return created_at.replace("T", " ")[:16]
+
+
+def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang) -> str:
+    """The override log of a report, oldest row first: headers in the interface language, the round and the
+    dimension by name, the time to the minute. Each row carries its log id and the ids of its round and
+    dimension as data attributes."""
+    if not rows:
+        return f"<p class='coach-hint'>{html.escape(t('log_empty', ui))}</p>"
+    head = "".join(f"<th>{html.escape(t(k, ui))}</th>" for k in LOG_HEADERS)
+    body = []
+    for r in sorted(rows, key=lambda x: x.id):
+        cells = (
+            str(r.id),
+            html.escape(_when(r.created_at)),
+            html.escape(round_title(rubric, r.round, ui)),
+            html.escape(dim_title(rubric, r.dimension, ui)),
+            str(r.judge_score),
+            str(r.human_score),
+            _md(r.reviewer),
+            _md(r.reason),
+        )
+        body.append(
+            f"<tr data-id='{r.id}' data-round='{html.escape(r.round)}' data-dimension='{html.escape(r.dimension)}'>"
+            + "".join(f"<td>{c}</td>" for c in cells)
+            + "</tr>"
+        )
+    return f"<table class='coach-log'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import sqlite3
 import zipfile
 from collections.abc import Callable
@@ -33,6 +35,36 @@ P_SID, P_PROGRESS, P_QUESTION, P_AUDIO, P_ANSWER, P_STATUS, P_RESULT, P_SOURCES,
     C_VIEW,
 ) = range(12)
 R_STATUS, R_SUMMARY, R_TABLE, R_ROUND, R_LOG = range(5)
+SCORE_ROW = re.compile(
+    r"data-round='(?P<round>[^']*)' data-dimension='(?P<dim>[^']*)' "
+    r"data-judge='(?P<judge>\d+)' data-effective='(?P<effective>\d+)'.*?</details>",
+    re.S,
+)
+LOG_ROW = re.compile(
+    r"<tr data-id='(?P<id>\d+)' data-round='(?P<round>[^']*)' data-dimension='(?P<dim>[^']*)'>(?P<cells>.*?)</tr>"
+)
+
+
+def score_rows(table: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """Review's scores (HTML, a row per round and dimension) by (round id, dimension id): the judge and
+    the effective score from the row's data attributes, and the row's text."""
+    return {
+        (m["round"], m["dim"]): {
+            "judge": int(m["judge"]),
+            "effective": int(m["effective"]),
+            "text": html.unescape(re.sub(r"<[^>]+>", " ", m.group(0))),
+        }
+        for m in SCORE_ROW.finditer(table)
+    }
+
+
+def log_rows(log: str) -> list[list[str]]:
+    """Review's override log (HTML): each row's round id, dimension id, then its cells as shown."""
+    return [
+        [m["round"], m["dim"], *(html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", m["cells"]))]
+        for m in LOG_ROW.finditer(log)
+    ]
+
 
 GOOD_ANSWER = (
     "Paged KV cache splits the KV cache into fixed-size blocks, so memory is not reserved for the maximum "
@@ -194,10 +226,11 @@ def test_review_a_report_file_override_with_reason_and_see_the_log_row(
         out[R_STATUS]
         == f"Opened {sid} (the stored session's report; the uploaded file's scores are not used)."
     )
-    table = out[R_TABLE]
-    assert len(table["data"]) == 5 and table["headers"][:4] == ["round", "dimension", "judge", "effective"]
-    judge = {row[1]: row[2] for row in table["data"]}
-    new = 5 if judge["Tradeoffs"] != 5 else 4
+    rows = score_rows(out[R_TABLE])
+    assert len(rows) == 5 and "Concept quick-fire" in rows["concepts", "tradeoffs"]["text"]
+    judge = rows["concepts", "tradeoffs"]["judge"]
+    assert rows["concepts", "tradeoffs"]["effective"] == judge
+    new = 5 if judge != 5 else 4
     saved = c.predict(
         "concepts",
         "tradeoffs",
@@ -209,13 +242,15 @@ def test_review_a_report_file_override_with_reason_and_see_the_log_row(
     )
     msg, _summary, table, log = saved
     assert msg.startswith("✓") and f"→ {new}" in msg and "Rui" in msg
-    row = next(r for r in table["data"] if r[1] == "Tradeoffs")
-    assert (row[2], row[3]) == (judge["Tradeoffs"], new) and row[4].startswith("Rui: weighed")
-    assert log["data"][-1][2:8] == [
-        "concepts",
-        "tradeoffs",
-        judge["Tradeoffs"],
-        new,
+    row = score_rows(table)["concepts", "tradeoffs"]
+    assert (row["judge"], row["effective"]) == (judge, new)
+    assert "overridden by Rui" in row["text"] and "weighed block size against waste" in row["text"]
+    assert log_rows(log)[-1][:2] == ["concepts", "tradeoffs"]
+    assert log_rows(log)[-1][4:] == [
+        "Concept quick-fire",
+        "Tradeoffs",
+        str(judge),
+        str(new),
         "Rui",
         "weighed block size against waste",
     ]
@@ -267,7 +302,7 @@ def test_review_grades_an_uploaded_transcript_and_names_a_bad_file(served: Serve
     p.write_text(json.dumps(transcript), encoding="utf-8")
     out = c.predict(handle_file(str(p)), "en", api_name="/open_report_file")
     assert out[R_STATUS].startswith("Opened t-upload (transcript, graded now). It names no stored session")
-    assert ":t-upload." in out[R_STATUS] and len(out[R_TABLE]["data"]) == 5
+    assert ":t-upload." in out[R_STATUS] and len(score_rows(out[R_TABLE])) == 5
     bad = tmp_path / "bad.json"
     bad.write_text('{"id": "x", "rounds": [{"round": "nope"}]}', encoding="utf-8")
     out = c.predict(handle_file(str(bad)), "en", api_name="/open_report_file")
@@ -373,7 +408,7 @@ def _login(served: Served, tmp_path: Path, name: str) -> Client:
 
 
 def _judge(out: Any, dimension: str) -> int:
-    return int(next(row[2] for row in out[R_TABLE]["data"] if row[1] == dimension))
+    return int(score_rows(out[R_TABLE])["concepts", dimension]["judge"])
 
 
 def test_an_uploaded_report_of_another_users_session_is_refused(served_login: Served, tmp_path: Path) -> None:
@@ -412,7 +447,7 @@ def test_a_reviewer_reviews_another_users_session_with_its_stored_scores(
     for who in (alice, rita):
         out = who.predict(handle_file(str(tampered)), "en", api_name="/open_report_file")
         assert out[R_STATUS].startswith(f"Opened {sid}"), out[R_STATUS]
-        assert _judge(out, "Tradeoffs") == stored != forged
+        assert _judge(out, "tradeoffs") == stored != forged
     msg = rita.predict(
         "concepts", "tradeoffs", 5, "second reviewer", "Mallory", "en", api_name="/save_override"
     )[0]
@@ -441,7 +476,7 @@ def test_an_upload_naming_no_stored_session_is_kept_apart_per_uploader(
             "concepts", "evidence", 2, f"{name}'s reading", "", "en", api_name="/save_override"
         )
         assert saved[0].startswith("✓")
-        assert [r[7] for r in saved[3]["data"]] == [f"{name}'s reading"]  # only the uploader's own rows
+        assert [r[-1] for r in log_rows(saved[3])] == [f"{name}'s reading"]  # only the uploader's own rows
     log = OverrideLog(served_login.data_dir / "overrides.sqlite")
     assert log.rows("t-shared") == []
     assert [r.reviewer for r in log.rows("upload:alice:t-shared")] == ["alice"]

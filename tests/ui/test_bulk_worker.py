@@ -17,10 +17,8 @@ from gradio_client import handle_file
 from agent.contracts.transcript import load_transcript
 from agent.graph import SessionReport, grade_with_graph
 from agent.graph.bulk import default_worker
-from agent.rubric.loader import default_rubric
-from agent.ui import views
 from tests.ui.conftest import Served
-from tests.ui.test_api import GOOD_ANSWER, P_SID, R_STATUS, R_TABLE, client, finished_practice
+from tests.ui.test_api import GOOD_ANSWER, P_SID, R_STATUS, R_TABLE, client, finished_practice, score_rows
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "transcripts" / "t-001.json"
 
@@ -69,10 +67,7 @@ def test_an_uploaded_transcript_is_graded_in_the_worker_with_the_in_process_scor
     expected = grade_with_graph(load_transcript(EXAMPLE))  # the same call, in this process
     assert isinstance(expected, SessionReport)
     ra = expected.rounds[0]
-    rubric = default_rubric()
-    assert {row[1]: row[2] for row in out[R_TABLE]["data"]} == {
-        views.dim_title(rubric, dim, "en"): score for dim, score in ra.scores.items()
-    }
+    assert {dim: row["judge"] for (_, dim), row in score_rows(out[R_TABLE]).items()} == ra.scores
 
 
 def test_a_worker_killed_mid_grade_fails_that_upload_only(served: Served, tmp_path: Path) -> None:

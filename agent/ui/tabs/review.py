@@ -41,20 +41,21 @@ def build(ctx: AppContext) -> None:
         T.register(tab_review, {"label": "tab_review"})
         T(gr.Markdown, {"value": "review_intro"})
         with gr.Row():
-            r_file = T(gr.File, {"label": "report_file"}, file_types=[".json"], type="filepath", scale=2)
+            r_file = T(
+                gr.File,
+                {"label": "report_file"},
+                file_types=[".json"],
+                type="filepath",
+                scale=2,
+                elem_id="review-file",
+            )
             with gr.Column(scale=1):
                 r_sid = T(gr.Textbox, {"label": "open_session_id"}, elem_id="review-sid")
                 r_open_sid = T(gr.Button, {"value": "open_session"})
         r_status = gr.Markdown("", elem_id="review-status")
         r_summary = gr.Markdown("", elem_classes=["coach-md"])
-        r_table = T(
-            gr.Dataframe,
-            {"label": "scores_table", "headers": review_headers},
-            interactive=False,
-            wrap=True,
-            column_widths=["13%", "12%", "6%", "7%", "17%", "27%", "18%"],
-            elem_id="review-table",
-        )
+        T(gr.Markdown, {"value": lambda lang: f"#### {t('scores_table', lang)}"})
+        r_table = gr.HTML("", elem_id="review-table")
         with gr.Group():
             with gr.Row():
                 r_round = T(gr.Dropdown, {"label": "round"}, choices=[], allow_custom_value=True)
@@ -78,14 +79,8 @@ def build(ctx: AppContext) -> None:
                 r_reviewer = T(gr.Textbox, {"label": "reviewer"}, scale=1, elem_id="review-reviewer")
             r_save = T(gr.Button, {"value": "save_override"}, variant="primary", elem_id="review-save")
             r_save_status = gr.Markdown("", elem_id="review-save-status")
-        r_log = T(
-            gr.Dataframe,
-            {"label": "override_log"},
-            headers=list(views.LOG_COLUMNS),
-            interactive=False,
-            wrap=True,
-            elem_id="review-log",
-        )
+        T(gr.Markdown, {"value": lambda lang: f"#### {t('override_log', lang)}"})
+        r_log = gr.HTML("", elem_id="review-log")
 
     ui, owner_state, report_state = ctx.ui, ctx.owner_state, ctx.report_state
     review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
@@ -114,10 +109,14 @@ def build(ctx: AppContext) -> None:
         [r_save_status, r_summary, r_table, r_log],
         api_name="save_override",
     )
-
-
-def review_headers(lang: Lang) -> list[str]:
-    return [t(k, lang) for k in views.REVIEW_HEADERS]
+    # the language switch renders the open report again
+    ui.change(
+        ctx.bind(rerender),
+        [ui, report_state],
+        [r_summary, r_table, r_round, r_log],
+        api_name="review_rerender",
+        show_progress="hidden",
+    )
 
 
 def loaded(
@@ -132,25 +131,44 @@ def loaded(
 ) -> list[Any]:
     """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
     `stored`: it is a stored session's (access is checked again when an override is saved)."""
-    rubric = ctx.rubric
     key = key or report.id
+    opened = t("opened", ui, id=report.id, kind=t(kind, ui))
+    rep = {
+        "report": report.model_dump(mode="json"),
+        "session": isinstance(report, SessionReport),
+        "key": key,
+        "stored": stored,
+    }
+    summary, table, rounds, log = shown(ctx, report, key, ui)
+    return [rep, f"{opened} {note}" if note else opened, summary, table, rounds, log]
+
+
+def shown(ctx: AppContext, report: Report, key: str, ui: Lang, *, keep_round: bool = False) -> list[Any]:
+    """The report's totals, its scores (judge and effective, a row per round and dimension), the round
+    picker and its override log, in the interface language `ui`."""
+    rubric = ctx.rubric
     rows = ctx.services.overrides.rows(key)
     eff = effective_scores(report, rows, key=key)
     rounds = [(views.round_title(rubric, ra.round, ui), ra.round) for ra in report.rounds]
-    opened = t("opened", ui, id=report.id, kind=t(kind, ui))
     return [
-        {
-            "report": report.model_dump(mode="json"),
-            "session": isinstance(report, SessionReport),
-            "key": key,
-            "stored": stored,
-        },
-        f"{opened} {note}" if note else opened,
         views.report_summary_md(report, rubric, ui, eff),
-        views.review_rows(report, eff, rubric),
-        gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
-        views.log_rows(rows),
+        views.review_html(report, eff, rubric, ui),
+        gr.update(choices=rounds)
+        if keep_round
+        else gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
+        views.log_html(rows, rubric, ui),
     ]
+
+
+def rerender(ctx: AppContext, ui_v: str, rep: dict[str, Any] | None) -> list[Any]:
+    """The open report in the new interface language (the round picked stays)."""
+    if not rep:
+        return [gr.update()] * 4
+    report = SessionReport.model_validate(rep["report"])
+    try:
+        return shown(ctx, report, str(rep.get("key") or report.id), lang_of(ui_v), keep_round=True)
+    except OverrideLogError:
+        return [gr.update()] * 4
 
 
 def failed(msg: str) -> list[Any]:
@@ -288,8 +306,8 @@ def save_override(
     return [
         msg,
         views.report_summary_md(report, ctx.rubric, ui, eff),
-        views.review_rows(report, eff, ctx.rubric),
-        views.log_rows(rows),
+        views.review_html(report, eff, ctx.rubric, ui),
+        views.log_html(rows, ctx.rubric, ui),
     ]
 
 
