@@ -31,6 +31,15 @@ class AudioDecodeError(ValueError):
 
 
 @dataclass(frozen=True)
+class TimedText:
+    """A piece of what was heard with when it was said, in seconds from the start of the audio."""
+
+    text: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
 class Transcription:
     text: str
     """What was heard (empty when no speech was recognised)."""
@@ -39,6 +48,11 @@ class Transcription:
     duration_s: float
     engine: str
     """Which engine and model produced it, for the record."""
+    words: tuple[TimedText, ...] = ()
+    """Each word with its time (Whisper's word timestamps; for Chinese a word is a character or a few);
+    empty when the engine gives none (an endpoint's plain JSON). `delivery.py` reads pauses from them."""
+    segments: tuple[TimedText, ...] = ()
+    """Each segment (a phrase or sentence) with its time; empty when the engine gives none."""
 
 
 class SpeechToText(Protocol):
@@ -117,9 +131,20 @@ class WhisperSTT:
                 beam_size=self._beam_size,
                 initial_prompt=_ZH_PROMPT if language == "zh" else None,
                 condition_on_previous_text=False,
+                word_timestamps=True,  # pauses for the delivery figures (delivery.py)
             )
-            text = "".join(s.text for s in segments).strip()
-        return Transcription(text=text, language=language, duration_s=float(info.duration), engine=self.name)
+            heard = list(segments)  # a generator: transcription happens while it is read
+        text = "".join(s.text for s in heard).strip()
+        return Transcription(
+            text=text,
+            language=language,
+            duration_s=float(info.duration),
+            engine=self.name,
+            words=tuple(
+                TimedText(w.word, float(w.start), float(w.end)) for s in heard for w in (s.words or [])
+            ),
+            segments=tuple(TimedText(s.text, float(s.start), float(s.end)) for s in heard),
+        )
 
 
 class EndpointSTT:
