@@ -75,7 +75,64 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         for pane in panes:
             if pane.on_load is not None:
                 pane.on_load(loaded)
+        follow_gradio_locale(app, ui, [ui.change, loaded.then])
     return app
+
+
+GRADIO_LOCALE_JS = "async (v) => [window.coachGradioLocale && (await window.coachGradioLocale(v)) ? v : '']"
+"""Sets the locale of Gradio's frontend to the switch's language (`static/app.js`); hands the language on
+when that changed the locale, else ''."""
+
+
+def gradio_string_blocks(app: gr.Blocks) -> list[gr.components.Component]:
+    """The components that show Gradio's own strings ("Record", "Drop File Here", "Click to Upload", …):
+    an upload (gr.File) and an interactive gr.Audio (the microphone). None of them is ever hidden by the app
+    (they are hidden and shown again to follow the locale)."""
+    return [
+        b
+        for b in app.blocks.values()
+        if isinstance(b, gr.File) or (isinstance(b, gr.Audio) and b.interactive is not False)
+    ]
+
+
+def follow_gradio_locale(app: gr.Blocks, ui: gr.Radio, triggers: list[Any]) -> None:
+    """Gradio's own strings follow the language switch, on load and on each switch.
+
+    Gradio's frontend takes its locale from the browser's language when the page loads; the page sets it to
+    the switch's language (`GRADIO_LOCALE_JS`: Gradio's own `changeLocale`). A component renders those
+    strings when it is mounted, so when the locale changed, the components that show them are hidden
+    (unmounted) and shown again (mounted in the new locale), their values kept."""
+    blocks = gradio_string_blocks(app)
+
+    def hide_for_locale(ui_v: str | None) -> list[Any]:
+        """Hidden when the locale changed (`ui_v`: the switch's language; '' when it did not)."""
+        moved = ui_v in ("en", "zh")
+        return [*[gr.update(visible=False) if moved else gr.update()] * len(blocks), moved]
+
+    def show_in_locale(moved: bool) -> list[Any]:
+        """Shown again, so mounted in the new locale."""
+        return [gr.update(visible=True) if moved else gr.update()] * len(blocks)
+
+    for i, trigger in enumerate(triggers):
+        suffix = "" if i == 0 else "_on_load"
+        changed = gr.State(False)  # one per trigger: a load and a switch may run at once
+        trigger(
+            hide_for_locale,
+            ui,
+            [*blocks, changed],
+            js=GRADIO_LOCALE_JS,
+            preprocess=False,  # '' is no choice of the switch
+            api_name=f"gradio_locale{suffix}",
+            show_progress="hidden",
+            concurrency_limit=None,
+        ).then(
+            show_in_locale,
+            changed,
+            blocks,
+            api_name=f"gradio_locale_shown{suffix}",
+            show_progress="hidden",
+            concurrency_limit=None,
+        )
 
 
 def header_md(lang: Lang) -> str:

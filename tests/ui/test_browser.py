@@ -228,6 +228,7 @@ def test_two_sessions_at_once_do_not_see_each_others_answers(browser: Browser, s
     assert "Alice says" not in _view_json(b)
     # a reload keeps the browser's own sessions (its id lives in local storage)
     a.reload()
+    a.locator("#practice-status").get_by_text("Welcome back").wait_for()  # restored first, then resumed
     a.locator("#practice-resume-id :is(input, textarea)").fill(sid_a)
     a.get_by_role("button", name="Resume").click()
     a.locator("#practice-status").get_by_text(f"Session {sid_a} resumed.").wait_for()

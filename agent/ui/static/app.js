@@ -29,3 +29,33 @@ document.addEventListener("keydown", (e) => {
     target.click();
   }
 });
+
+// Gradio's own strings (the microphone's "Record", "Drop File Here", "Click to Upload", …) come from its
+// frontend's locale (svelte-i18n), which Gradio takes from the browser's language when the page loads.
+// The app's language switch sets that locale with `changeLocale`, the function Gradio's own Settings
+// panel calls, on the very module instance the page runs (its bundle is found among the page's modules).
+// Resolves true when the locale changed (the app then mounts again the components that show such strings,
+// which render them once), false when it already was the one asked for or cannot be set.
+window.coachGradioLocale = async (lang) => {
+  const want = lang === "zh" ? "zh-CN" : "en";
+  const html = document.documentElement;
+  if (html.lang === want) return false;
+  const urls = [...document.querySelectorAll("link[rel=modulepreload], script[type=module][src]")]
+    .map((el) => el.href || el.src)
+    .concat(performance.getEntriesByType("resource").map((e) => e.name));
+  const url = urls.find((u) => /\/assets\/core-[^/?#]*\.js([?#]|$)/.test(u));
+  let core = null;
+  try {
+    core = url ? await import(url) : null;
+  } catch (err) {
+    console.warn("interview coach: Gradio's locale module did not load", err);
+  }
+  if (!core || typeof core.changeLocale !== "function") {
+    console.warn("interview coach: Gradio's changeLocale was not found; its own strings keep the browser's language");
+    return false;
+  }
+  core.changeLocale(want);
+  // the locale is set once its messages are loaded; Gradio then writes it to <html lang>
+  for (let i = 0; i < 200 && html.lang !== want; i++) await new Promise((r) => setTimeout(r, 25));
+  return html.lang === want;
+};
