@@ -153,7 +153,8 @@ def verify(
     ] = False,
 ) -> None:
     """Check the hash chain and the triggers. Exit 0 when intact; 1 naming the first row where the chain
-    breaks and what is wrong (changed, missing, inserted, backdated; triggers missing); 2 unreadable."""
+    breaks and what is wrong (changed, missing, inserted, backdated; triggers missing), or that the log
+    lost rows or was replaced (against the row count kept beside a SQLite log); 2 unreadable."""
     anchored = _anchor(anchor)
     ol = OverrideLog(log)
     try:

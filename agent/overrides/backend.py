@@ -34,6 +34,12 @@ class LogBackend:
     def missing_table(self, e: BaseException) -> bool:
         return False
 
+    def lost(self, conn: Any | None) -> list[Problem]:
+        """What the log lost against the record of it kept outside it (SQLite: the `.count` file beside
+        the file; `conn` None: the file is missing). Postgres has none: TRUNCATE is refused and
+        `overrides_head` keeps the highest row number."""
+        return []
+
     def last_number(self, conn: Any) -> int:
         """The highest row number the log ever gave (rows deleted from the end included)."""
         raise NotImplementedError

@@ -28,7 +28,20 @@ def chain_hash(row: Mapping[str, Any] | sqlite3.Row, prev_hash: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-ProblemKind = Literal["changed", "missing", "inserted", "backdated", "triggers", "anchor", "unchained"]
+ProblemKind = Literal[
+    "changed",
+    "missing",
+    "inserted",
+    "backdated",
+    "triggers",
+    "anchor",
+    "unchained",
+    "lost",
+    "replaced",
+    "record",
+]
+"""`lost`, `replaced` and `record` compare the log with what is kept beside it (SQLite: its `.count` file):
+rows lost (truncated, deleted), the recorded head gone or re-hashed, that file unreadable."""
 
 
 @dataclass(frozen=True)

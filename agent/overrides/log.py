@@ -18,9 +18,13 @@ A correction is corrected only by a later row (the latest row for a round and di
   how: changed, missing (deleted), inserted, backdated; and missing or altered triggers. An anchor (a
   row id and its hash, kept elsewhere) also catches a log rewritten and re-hashed from that row on.
 
+- Beside a SQLite log, its `.count` file records how many rows it has held and its head, after each
+  write (`sqlite.py`): a log that holds fewer (truncated, emptied, deleted) or whose head row lost its
+  hash (replaced by another log) fails `verify`, and nothing is written onto it.
+
 Anyone who can write the file can drop the triggers; the chain makes what they then change visible to
 `verify`, unless they rewrite and re-hash every row after the change: only an anchor kept outside the
-file catches that. A log written before the chain existed is hashed once, in order, on its next write
+file catches that (anyone who can write the folder can rewrite the `.count` file too). A log written before the chain existed is hashed once, in order, on its next write
 (or `verify --migrate`); the migration is recorded, and those rows are evidence from then on only.
 
 In Postgres the same holds, with PL/pgSQL triggers (UPDATE, DELETE and TRUNCATE refused; an INSERT
@@ -174,6 +178,9 @@ class OverrideLog:
         if self._db.exists():
             with self._connect(write=False) as conn:
                 self._check(conn, v)
+                v.problems[:0] = self._db.lost(conn)  # rows lost, or another log: said first
+        else:
+            v.problems += self._db.lost(None)
         if anchor is not None:
             aid, ahash = anchor
             if v.head is None or aid > v.head[0] or not self._has(aid, ahash):

@@ -1,23 +1,37 @@
 """The override log in a SQLite file (`<data dir>/overrides.sqlite`): its tables, the triggers that keep
 it append-only (`verify` finds one missing or altered: they are compared with `TRIGGERS`), and the
 backend of `OverrideLog` there, which creates the file on first write and hashes a log from before the
-chain then (agent/overrides/log.py has the whole picture)."""
+chain then (agent/overrides/log.py has the whole picture).
+
+Beside the file, `overrides.sqlite.count` (0600) records how many rows the log has held and its head (the
+last row's id and `row_hash`), replaced in one step (written, synced, renamed) after each write that
+committed. Rows are never deleted, so the count only grows: a log that holds fewer rows than that (the
+file truncated, replaced by an empty one or deleted) or whose recorded head row no longer has its hash
+(the file replaced by another log) fails `verify`, and nothing is written onto it. The file may lag one
+write behind (two writers racing, or the write of it failed), never run ahead. A log with no count file
+beside it (new, or from before it) is not compared; its next write records it.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.config import private_sqlite
 from agent.overrides.backend import LogBackend
 from agent.overrides.chain import GENESIS, Problem, chain_hash, trigger_problems
 from agent.overrides.model import COLUMNS, OverrideLogError, stamp
+from agent.util.files import atomic_replace
+
+COUNT_SUFFIX = ".count"
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS overrides (
@@ -96,11 +110,23 @@ def _norm_sql(text: str) -> str:
     return text.removesuffix(";").strip()
 
 
+class Recorded(NamedTuple):
+    """What the count file beside the log says."""
+
+    rows: int | None
+    """how many rows the log has held; None when the file cannot be read"""
+    head: tuple[int, str] | None = None
+    """the last row's id and `row_hash` when it was written"""
+    unreadable: str | None = None
+    """why the file cannot be read"""
+
+
 class SqliteLog(LogBackend):
     """The log in a SQLite file, created on first write; a log from before the chain is hashed then."""
 
     def __init__(self, path: Path, timeout_s: float, clock: Callable[[], datetime]) -> None:
         self.where = self.path = path
+        self.count_path = path.with_name(path.name + COUNT_SUFFIX)
         self.timeout_s = timeout_s
         self.clock = clock
 
@@ -110,6 +136,8 @@ class SqliteLog(LogBackend):
     @contextmanager
     def connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         """For `write`: one IMMEDIATE transaction, on a log whose rows are hashed."""
+        if write and not self.path.exists():
+            self._refuse(self.lost(None))  # deleted: refused before a new, empty log is created
         private_sqlite(self.path, create=write)
         uri = f"{self.path.resolve().as_uri()}?mode={'rwc' if write else 'ro'}"
         try:
@@ -122,15 +150,125 @@ class SqliteLog(LogBackend):
                     return
                 conn.execute("BEGIN IMMEDIATE")
                 try:
+                    self._refuse(self.lost(conn))  # before anything is written to the file
                     self._prepare(conn)
                     yield conn
+                    held = self._held(conn)
                 except BaseException:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
+                with contextlib.suppress(OSError):  # committed; the count follows with the next write
+                    self._record(*held)
         except sqlite3.Error as e:
             raise OverrideLogError(_explain(e, self.path, self.timeout_s)) from e
+
+    def recorded(self) -> Recorded | None:
+        """What the count file says; None without one."""
+        try:
+            text = self.count_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except UnicodeDecodeError:
+            return Recorded(None, unreadable="not UTF-8 text")
+        except OSError as e:
+            return Recorded(None, unreadable=e.strerror or type(e).__name__)
+        try:
+            doc = json.loads(text)
+            n, (head_id, head_hash) = doc["rows"], doc["head"]
+        except (ValueError, KeyError, TypeError):
+            return Recorded(None, unreadable='not {"rows": N, "head": [ID, HASH]}')
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in (n, head_id)):
+            return Recorded(None, unreadable=f"no row count in it ({n!r}, {head_id!r})")
+        if not isinstance(head_hash, str) or len(head_hash) != 64:
+            return Recorded(None, unreadable="no head hash in it")
+        return Recorded(n, (head_id, head_hash))
+
+    def lost(self, conn: Any | None) -> list[Problem]:
+        rec = self.recorded()
+        if rec is None:
+            return []  # a new log, or one from before the count file: nothing to compare
+        if conn is None:
+            n, state = 0, "is missing"
+        else:
+            n = self._held(conn)[0]
+            empty = self.path.stat().st_size == 0
+            state = "is empty (0 bytes)" if empty else f"holds {n} row(s)"
+        where = f"the log {self.path} {state}"
+        lost = (
+            "rows were lost (the file was truncated, replaced or deleted). Restore it from a backup; or, to "
+            f"start a new log, move {self.path.name} and {self.count_path.name} out of {self.path.parent}"
+        )
+        if rec.rows is None:
+            unreadable = f"its row count file {self.count_path} is unreadable ({rec.unreadable})"
+            if n == 0:  # the count file is only written once a row was saved
+                return [
+                    Problem(
+                        "lost",
+                        f"{where} and {unreadable}; that file is only written once a row was saved, so {lost}",
+                    )
+                ]
+            return [
+                Problem(
+                    "record",
+                    f"{unreadable}: whether rows were lost cannot be told; the next write records the count again",
+                )
+            ]
+        if n < rec.rows:
+            return [
+                Problem("lost", f"{where} but held {rec.rows} row(s) (recorded in {self.count_path}): {lost}")
+            ]
+        head_id, head_hash = rec.head or (0, "")
+        assert conn is not None  # n >= rec.rows >= 1
+        chained = "row_hash" in self.columns(conn)  # an unchained file is an older log put in its place
+        have = chained and conn.execute("SELECT row_hash FROM overrides WHERE id = ?", (head_id,)).fetchone()
+        if not have or have["row_hash"] != head_hash:
+            return [
+                Problem(
+                    "replaced",
+                    f"it does not have the hash {head_hash[:12]}… recorded for it in {self.count_path}: the "
+                    "log was replaced by another one, or rewritten and re-hashed",
+                    head_id,
+                )
+            ]
+        return []
+
+    def _refuse(self, problems: list[Problem]) -> None:
+        """Nothing is written onto a log that lost rows or was replaced."""
+        for p in problems:
+            if p.kind in (
+                "lost",
+                "replaced",
+            ):  # a lost log's detail names the file; a replaced one's, the row
+                what = (
+                    f"the override log {self.path}: row {p.row}: " if p.row is not None else "the override "
+                )
+                detail = p.detail if p.row is not None else p.detail.removeprefix("the ")
+                raise OverrideLogError(f"{what}{detail}. Nothing was written")
+
+    def _held(self, conn: Any) -> tuple[int, tuple[int, str] | None]:
+        """The rows in the log and its head (the last row's id and hash); (0, None) for a file without
+        the table."""
+        if "overrides" not in self.tables(conn):
+            return 0, None
+        n = int(conn.execute("SELECT count(*) FROM overrides").fetchone()[0])
+        if "row_hash" not in self.columns(conn):
+            return n, None
+        last = conn.execute("SELECT id, row_hash FROM overrides ORDER BY id DESC LIMIT 1").fetchone()
+        return n, (int(last["id"]), str(last["row_hash"])) if last and last["row_hash"] else None
+
+    def _record(self, n: int, head: tuple[int, str] | None) -> None:
+        """Write the count file (0600): in one step, synced; it only ever grows (one that cannot be read
+        is written again)."""
+        rec = self.recorded()
+        if head is None or (rec is not None and rec.rows is not None and n <= rec.rows):
+            return
+        with atomic_replace(self.count_path) as tmp, tmp.open("w", encoding="utf-8") as f:
+            json.dump({"rows": n, "head": list(head)}, f)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
 
     def is_error(self, e: BaseException) -> bool:
         return isinstance(e, sqlite3.Error)

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from agent.cli.override_cmd import app
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
-from agent.overrides import COLUMNS, NewOverride, OverrideLog
+from agent.overrides import COLUMNS, NewOverride, OverrideLog, OverrideLogError
 from agent.overrides.chain import GENESIS, chain_hash
 
 COLS = ", ".join(COLUMNS[1:])
@@ -212,6 +212,98 @@ def test_a_forged_row_with_its_own_hash_is_found(log: OverrideLog) -> None:
 def test_a_wrong_anchor_is_found(log: OverrideLog) -> None:
     code, out = verify(log, "--anchor", "3:" + "0" * 64)
     assert code != 0 and "row 3" in out and "anchor" in out
+
+
+# ------------------------------------------------------------------ the log lost rows
+
+
+def _lose(log: OverrideLog, how: str) -> None:
+    assert log.path is not None
+    if how == "truncated":
+        log.path.write_bytes(b"")  # `: > overrides.sqlite`
+    else:
+        log.path.unlink()
+
+
+@pytest.mark.parametrize("how", ["truncated", "deleted"])
+def test_a_log_that_lost_its_rows_fails_verify_and_list_and_export_warn(log: OverrideLog, how: str) -> None:
+    assert log.path is not None
+    _lose(log, how)
+    state = "is empty (0 bytes)" if how == "truncated" else "is missing"
+    code, out = verify(log)
+    said = " ".join(out.split())
+    assert code == 1, out
+    assert f"{state} but held 4 row(s)" in said and "lost" in said and "intact" not in said, out
+    runner = CliRunner()
+    listed = runner.invoke(app, ["list", "--log", str(log.path)])
+    assert "WARNING" in listed.stderr and "held 4 row(s)" in listed.stderr, listed.stderr
+    for fmt in ("csv", "jsonl"):
+        res = runner.invoke(app, ["export", "--format", fmt, "--log", str(log.path)])
+        assert "WARNING" in res.stderr and "held 4 row(s)" in res.stderr, res.stderr
+    # nothing is written onto it: a new row 1 would start the chain over under an old row's id
+    with pytest.raises(OverrideLogError, match="held 4 row") as e:
+        log.append(_new(human_score=5))
+    assert "NOT saved" in str(e.value)
+    assert (log.path.read_bytes() == b"") if how == "truncated" else not log.path.exists()
+    assert verify(log)[0] == 1
+
+
+def test_a_new_log_is_fine_and_its_row_count_is_kept_beside_it(tmp_path: Path, clock: Clock) -> None:
+    path = tmp_path / "new.sqlite"
+    log = OverrideLog(path, clock=clock)
+    assert verify(log)[0] == 0  # no log yet, and none ever held: nothing lost
+    counted = tmp_path / "new.sqlite.count"
+    for n in (1, 2, 3):
+        clock.now += timedelta(minutes=1)
+        row = log.append(_new(human_score=n))
+        recorded = json.loads(counted.read_text())
+        assert recorded["rows"] == n and recorded["head"] == [row.id, _raw(log)[-1]["row_hash"]]
+    assert counted.stat().st_mode & 0o777 == 0o600
+    code, out = verify(log)
+    assert code == 0 and "intact: 3 rows" in out, out
+
+
+def test_a_log_replaced_by_another_one_fails_verify(tmp_path: Path, log: OverrideLog, clock: Clock) -> None:
+    """A whole other log (its own valid chain, more rows) copied over this one: the row recorded as the
+    head beside the log no longer has its hash."""
+    assert log.path is not None
+    other = OverrideLog(tmp_path / "other.sqlite", clock=clock)
+    for i in range(6):
+        other.append(_new(human_score=1 + i % 5, reviewer="mallory"))
+    assert other.path is not None
+    log.path.write_bytes(other.path.read_bytes())
+    code, out = verify(log)
+    assert code == 1 and "row 4" in out and "replaced" in out, out
+    with pytest.raises(OverrideLogError, match="replaced"):
+        log.append(_new())
+
+
+@pytest.mark.parametrize("how", ["truncated", "intact"])
+def test_an_unreadable_row_count_file_is_named(log: OverrideLog, how: str) -> None:
+    assert log.path is not None
+    counted = log.path.with_name(log.path.name + ".count")
+    counted.write_bytes(b"\x00\xffnot json")
+    if how == "truncated":
+        _lose(log, how)
+    code, out = verify(log)
+    said = " ".join(out.split())
+    assert code == 1 and f"{counted} is unreadable" in said and "held 1" not in said, out
+    if how == "truncated":
+        assert "lost" in said
+        with pytest.raises(OverrideLogError, match="unreadable"):
+            log.append(_new())
+    else:  # the rows are there: the next write records the count again
+        log.append(_new())
+        assert json.loads(counted.read_text())["rows"] == 5 and verify(log)[0] == 0
+
+
+def test_moving_both_files_away_starts_a_new_log(log: OverrideLog) -> None:
+    assert log.path is not None
+    for p in (log.path, log.path.with_name(log.path.name + ".count")):
+        p.rename(p.with_name(p.name + ".bak"))
+    assert verify(log)[0] == 0
+    log.append(_new())
+    assert verify(log)[0] == 0 and len(log.rows()) == 1
 
 
 # ------------------------------------------------------------------ time is the log's
