@@ -159,7 +159,13 @@ def verify(
     ol = OverrideLog(log)
     try:
         if migrate:
-            ol.migrate()
+            try:
+                ol.migrate()
+            except OverrideLogError as e:
+                if ol.verify().ok:  # it could not be written: say why, exit 2
+                    raise
+                # e.g. refused because the log lost rows: say so, then what verify finds, exit 1
+                sys.stderr.write(f"{' '.join(str(e).split())}\n")
         v = ol.verify(anchor=anchored)
     except OverrideLogError as e:
         raise _fail(str(e), 2) from e

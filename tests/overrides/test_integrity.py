@@ -246,6 +246,8 @@ def test_a_log_that_lost_its_rows_fails_verify_and_list_and_export_warn(log: Ove
     assert "NOT saved" in str(e.value)
     assert (log.path.read_bytes() == b"") if how == "truncated" else not log.path.exists()
     assert verify(log)[0] == 1
+    code, out = verify(log, "--migrate")  # nothing to migrate onto: what verify finds, exit 1
+    assert code == 1 and "held 4 row(s)" in " ".join(out.split()), out
 
 
 def test_a_new_log_is_fine_and_its_row_count_is_kept_beside_it(tmp_path: Path, clock: Clock) -> None:
