@@ -131,15 +131,16 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "more": {"en": "{n} more", "zh": "另外 {n} 条"},
     # co-pilot
     "copilot_intro": {
-        "en": "You interview; the co-pilot listens. Record or paste each answer, then pick the next follow-up.",
-        "zh": "由你提问，助手旁听。录入或粘贴候选人的每个回答，然后选择下一个追问。",
+        "en": "You interview; the co-pilot listens. Type, paste or record each answer and save it, then pick the "
+        "next follow-up.",
+        "zh": "由你提问，助手旁听。输入、粘贴或录下候选人的每个回答并保存，然后选择下一个追问。",
     },
     "candidate_answer": {"en": "Candidate's answer", "zh": "候选人的回答"},
-    "record_answer": {"en": "Record answer", "zh": "记录回答"},
+    "save_answer": {"en": "Save answer", "zh": "保存回答"},
     "suggestions": {"en": "Suggested follow-ups", "zh": "建议追问"},
     "no_suggestions": {
-        "en": "No suggestion yet: record the candidate's answer first.",
-        "zh": "暂无建议：请先记录候选人的回答。",
+        "en": "No suggestion yet: save the candidate's answer first.",
+        "zh": "暂无建议：请先保存候选人的回答。",
     },
     "pick_followup": {"en": "Pick a follow-up", "zh": "选择追问"},
     "next_question": {"en": "Next question to ask (edit freely)", "zh": "下一个问题（可修改）"},
@@ -151,6 +152,28 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "accept_draft": {"en": "Accept the draft score", "zh": "接受草拟分数"},
     "accepted_reason": {"en": "accepted as drafted", "zh": "接受草拟分数"},
     "no_draft": {"en": "There is no draft score yet.", "zh": "还没有草拟分数。"},
+    "question_answered": {"en": "answered", "zh": "已回答"},
+    "accept_on": {
+        "en": "Accept the draft {score}/5 · {round} · {dimension}",
+        "zh": "接受草拟分数 {score}/5 · {round} · {dimension}",
+    },
+    "override_on": {"en": "Save override · {round} · {dimension}", "zh": "保存修改 · {round} · {dimension}"},
+    "accept_refused": {
+        "en": "Not accepted: {round} · {dimension} has your override {human}/5 ({reviewer}, log row {id}); "
+        "accepting the draft {judge}/5 would undo it. To go back to the draft score, save an override of "
+        "{judge} with a reason.",
+        "zh": "未接受：{round} · {dimension} 已有你的修改 {human}/5（{reviewer}，日志第 {id} 行）；"
+        "接受草拟分数 {judge}/5 会撤销这次修改。如要改回草拟分数，请以 {judge} 分保存一次修改并填写理由。",
+    },
+    "accept_already": {
+        "en": "Already in the log: {round} · {dimension} stands at {score}/5 (log row {id}); nothing added.",
+        "zh": "日志中已有：{round} · {dimension} 当前为 {score}/5（日志第 {id} 行），未新增记录。",
+    },
+    "copilot_finished": {
+        "en": "To interview again, start a new session. The scores can still be accepted or overridden here "
+        "or in Review.",
+        "zh": "如要再次面试，请开始新的会话。分数仍可在此处或复核页中接受或修改。",
+    },
     # review / overrides
     "review_intro": {
         "en": "Open a graded report (JSON), a transcript (graded on opening) or one of your sessions.",

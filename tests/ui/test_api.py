@@ -181,6 +181,7 @@ def test_copilot_suggests_followups_with_why_and_records_decisions(served: Serve
         api_name="/record_answer",
     )
     assert out[C_VIEW]["awaiting"] == "interviewer"
+    assert out[C_QUESTION].startswith("**Question (answered):** Given")  # it stays until the next is asked
     suggestions = out[C_VIEW]["suggestions"]
     assert suggestions and all(s["why"] for s in suggestions)
     assert suggestions[0]["text"] in out[C_SUGG] and suggestions[0]["why"][0][:30] in out[C_SUGG]
@@ -204,6 +205,13 @@ def test_copilot_suggests_followups_with_why_and_records_decisions(served: Serve
     assert rows[0].judge_model and rows[0].rubric_version.startswith("rubric-")
     msg = c.predict("validation", 2, "", "Dana", "en", api_name="/copilot_override")
     assert "reason" in msg.lower() and len(OverrideLog(served.data_dir / "overrides.sqlite").rows(sid)) == 2
+    # Accept after an override would undo it: refused, saying how to go back; accepting again adds nothing
+    msg = c.predict("validation", 3, "", "Dana", "en", api_name="/copilot_accept")
+    assert msg.startswith("⚠️ Not accepted: Capacity math · Validation / rollback has your override 4/5")
+    assert "save an override of" in msg
+    msg = c.predict("accuracy", 3, "", "Dana", "en", api_name="/copilot_accept")
+    assert msg.startswith("✓ Already in the log") and "log row 1" in msg
+    assert len(OverrideLog(served.data_dir / "overrides.sqlite").rows(sid)) == 2
 
 
 def _report_file(tmp_path: Path, c: Client) -> tuple[Path, str]:

@@ -174,7 +174,7 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     page.locator("#copilot-answer textarea").fill(
         "Weights: 40e9 x 2 B = 80e9 B, about 74.5 GiB (derived); per rank at TP=4 about 18.6 GiB (derived)."
     )
-    page.get_by_role("button", name="Record answer").click()
+    page.get_by_role("button", name="Save answer").click()
     page.locator("#copilot-suggestions").get_by_text("Suggested follow-ups").wait_for()
     page.locator("#copilot-draft").get_by_text("Draft scores").wait_for()
     picked = page.locator("#copilot-pick label").nth(1)
@@ -190,7 +190,7 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     # The language switch: tabs, buttons and labels in Chinese.
     page.get_by_label("中文").first.check()
     page.get_by_role("tab", name="练习").wait_for()
-    page.get_by_role("button", name="记录回答").wait_for()
+    page.get_by_role("button", name="保存回答").wait_for()
     _tab(page, "练习")
     page.get_by_role("button", name="发送回答").wait_for()
     _shows(page, "#practice-progress", "第 1 / 1 轮")

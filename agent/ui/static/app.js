@@ -17,7 +17,7 @@ setInterval(() => {
   });
 }, 1000);
 
-// Ctrl+Enter (⌘+Enter on a Mac) in an answer box sends it: Practice's Send, Co-pilot's Record answer.
+// Ctrl+Enter (⌘+Enter on a Mac) in an answer box sends it: Practice's Send, Co-pilot's Save answer.
 document.addEventListener("keydown", (e) => {
   if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.isComposing) return;
   const box = e.target instanceof Element ? e.target.closest("#answer, #copilot-answer") : null;

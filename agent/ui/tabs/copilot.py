@@ -11,8 +11,9 @@ import gradio as gr
 
 from agent import graph
 from agent.contracts.report import JudgeInfo, RoundAssessment
-from agent.graph import SessionView
+from agent.graph import SessionError, SessionView
 from agent.graph.report import session_markdown
+from agent.overrides import Override, OverrideLogError
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
@@ -40,7 +41,14 @@ def build(ctx: AppContext) -> SessionPane:
         T(gr.Markdown, {"value": "copilot_intro"})
         with gr.Row():
             c_plan = T(gr.Dropdown, {"label": "plan", "choices": ctx.plan_choices}, value="capacity", scale=2)
-            c_lang = T(gr.Radio, {"label": "session_language"}, choices=LANG_CHOICES, value=ui_lang, scale=1)
+            c_lang = T(
+                gr.Radio,
+                {"label": "session_language"},
+                choices=LANG_CHOICES,
+                value=ui_lang,
+                scale=1,
+                elem_id="copilot-lang",
+            )
             c_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="copilot-start")
         with gr.Row():
             c_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="copilot-sid")
@@ -52,19 +60,25 @@ def build(ctx: AppContext) -> SessionPane:
         with gr.Row():
             with gr.Column(scale=3):
                 c_answer = T(gr.Textbox, {"label": "candidate_answer"}, lines=5, elem_id="copilot-answer")
-                c_mic = T(gr.Audio, {"label": "record"}, sources=["microphone", "upload"], type="filepath")
+                c_mic = T(
+                    gr.Audio,
+                    {"label": "record"},
+                    sources=["microphone", "upload"],
+                    type="filepath",
+                    elem_id="copilot-mic",
+                )
                 with gr.Row():
-                    c_transcribe = T(gr.Button, {"value": "transcribe"})
+                    c_transcribe = T(gr.Button, {"value": "transcribe"}, elem_id="copilot-transcribe")
                     c_record = T(
-                        gr.Button, {"value": "record_answer"}, variant="primary", elem_id="copilot-record"
+                        gr.Button, {"value": "save_answer"}, variant="primary", elem_id="copilot-record"
                     )
             with gr.Column(scale=3):
                 c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
                 c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")
                 c_next = T(gr.Textbox, {"label": "next_question"}, lines=2, elem_id="copilot-next")
                 with gr.Row():
-                    c_ask = T(gr.Button, {"value": "ask"}, variant="primary")
-                    c_close = T(gr.Button, {"value": "close_round"})
+                    c_ask = T(gr.Button, {"value": "ask"}, variant="primary", elem_id="copilot-ask")
+                    c_close = T(gr.Button, {"value": "close_round"}, elem_id="copilot-close")
         c_status = gr.Markdown("", elem_id="copilot-status")
         with gr.Row():
             with gr.Column(scale=3):
@@ -73,14 +87,30 @@ def build(ctx: AppContext) -> SessionPane:
                 c_sources = gr.Markdown("")
         with gr.Group():
             with gr.Row():
-                c_dim = T(gr.Dropdown, {"label": "dimension", "choices": ctx.dim_choices}, value="accuracy")
-                c_score = T(gr.Slider, {"label": "new_score"}, minimum=1, maximum=5, step=1, value=3)
-                c_reviewer = T(gr.Textbox, {"label": "reviewer"})
-            c_reason = T(gr.Textbox, {"label": "reason"})
+                c_dim = T(
+                    gr.Dropdown,
+                    {"label": "dimension", "choices": ctx.dim_choices},
+                    value="accuracy",
+                    elem_id="copilot-dim",
+                )
+                c_score = T(
+                    gr.Slider,
+                    {"label": "new_score"},
+                    minimum=1,
+                    maximum=5,
+                    step=1,
+                    value=3,
+                    elem_id="copilot-score",
+                )
+                c_reviewer = T(gr.Textbox, {"label": "reviewer"}, elem_id="copilot-reviewer")
+            c_reason = T(gr.Textbox, {"label": "reason"}, elem_id="copilot-reason")
             with gr.Row():
-                c_accept = T(gr.Button, {"value": "accept_draft"})
-                c_override = T(gr.Button, {"value": "save_override"}, variant="primary")
-            c_log_status = gr.Markdown("")
+                # their labels name the round and dimension they act on (decision_labels), in the language
+                c_accept = gr.Button(t("accept_draft", ui_lang), elem_id="copilot-accept")
+                c_override = gr.Button(
+                    t("save_override", ui_lang), variant="primary", elem_id="copilot-override"
+                )
+            c_log_status = gr.Markdown("", elem_id="copilot-log-status")
         with T(gr.Accordion, {"label": "raw_json"}, open=False):
             c_view = gr.JSON(None)
 
@@ -98,7 +128,9 @@ def build(ctx: AppContext) -> SessionPane:
         c_sources,
         c_status,
         c_view,
+        *(controls := [c_mic, c_transcribe, c_record, c_ask, c_close]),
     ]
+    assert len(controls) == len(CONTROLS)
     common = ctx.common
     bind = ctx.bind
     c_start.click(bind(start_copilot), [c_plan, c_lang, c_state, *common], outputs, api_name="start_copilot")
@@ -117,7 +149,26 @@ def build(ctx: AppContext) -> SessionPane:
     decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ctx.ui]
     c_accept.click(bind(decide, True), decide_inputs, c_log_status, api_name="copilot_accept")
     c_override.click(bind(decide, False), decide_inputs, c_log_status, api_name="copilot_override")
-    return SessionPane(state=c_state, question=c_question, progress=c_progress)
+    gr.on(
+        [c_state.change, c_dim.change, ctx.ui.change],
+        bind(decision_labels),
+        [c_state, c_dim, ctx.ui],
+        [c_accept, c_override],
+        api_name="copilot_decision_labels",
+        show_progress="hidden",
+    )
+    return SessionPane(
+        state=c_state,
+        question=c_question,
+        progress=c_progress,
+        rerendered=[c_waiting, c_suggestions, c_draft, c_sources],
+        rerender=rerender,
+    )
+
+
+CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
+"""The last outputs of `copilot_out`: with the answer box, the follow-up pick and the next question, what
+moves a co-pilot session on; off once the session is finished."""
 
 
 def copilot_out(
@@ -131,33 +182,91 @@ def copilot_out(
 ) -> list[Any]:
     """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status."""
     if view is None:
-        return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()]
-    rubric = ctx.rubric
+        return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()] + [
+            gr.update()
+        ] * len(CONTROLS)
     ra = view.last_assessment
     state = view_state(view)
     state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra else None
     answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
-    who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
+    if view.question is None and view.awaiting == "interviewer":
+        # the answer is saved and the next question not asked yet: the question answered stays on screen
+        state.update(answered_question(view))
     choices = [sg.text for sg in view.suggestions]
-    notes = [n for n in (note, view.notice, view.message) if n]
-    draft = views.assessment_md(ra, rubric, ui, heading="draft_scores") if ra else ""
-    if view.report:
-        draft = session_markdown(view.report, rubric)
+    done = view.status == "done"
+    notes = [n for n in (note, view.notice, view.message, t("copilot_finished", ui) if done else None) if n]
+    on = gr.update(interactive=not done)
     return [
         state,
         view.session_id,
         progress(ctx, state, ui),
         question_md(state, ui),
-        t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else "",
-        keep if view.message else ("" if answered or view.awaiting == "candidate" else gr.update()),
-        views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
-        gr.update(choices=choices, value=None),
-        choices[0] if choices and answered else "",
-        draft,
+        waiting_md(view, ui),
+        gr.update(interactive=not done, **answer_box(view, answered, keep)),
+        views.suggestions_md(view.suggestions, ui) if not done else "",
+        gr.update(choices=choices, value=None, interactive=not done),
+        gr.update(value=choices[0] if choices and answered else "", interactive=not done),
+        draft_md(ctx, view, ui),
         snippets_for(ctx, round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
         "\n\n".join(notes),
         json.loads(view.model_dump_json(exclude={"report"})),
+        *[on] * len(CONTROLS),
     ]
+
+
+def waiting_md(view: SessionView, ui: Lang) -> str:
+    """Whose turn it is: the candidate's answer or the interviewer's next question."""
+    who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
+    return t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else ""
+
+
+def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
+    """The last answer's draft scores, or the session's report once it is finished."""
+    if view.report:
+        return session_markdown(view.report, ctx.rubric)
+    ra = view.last_assessment
+    return views.assessment_md(ra, ctx.rubric, ui, heading="draft_scores") if ra else ""
+
+
+def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
+    """What the tab shows of its session, in the interface language `ui` (the language switch): whose turn
+    it is, the suggestions' heading, the draft scores and the vLLM sources."""
+    if not state.get("sid"):
+        return [gr.update()] * 4
+    try:
+        view = graph.get_session(state["sid"], owner=owner)
+    except SessionError:
+        return [gr.update()] * 4
+    ra = view.last_assessment
+    text = round_text(view, ra.round) if ra else ""
+    return [
+        waiting_md(view, ui),
+        views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
+        draft_md(ctx, view, ui),
+        snippets_for(ctx, text, ui) if text.strip() else gr.update(),
+    ]
+
+
+def answer_box(view: SessionView, answered: bool, keep: str) -> dict[str, Any]:
+    """The answer box's new value: kept when the input was refused, emptied once an answer is saved or the
+    candidate is to answer, else as it is (no value)."""
+    if view.message:
+        return {"value": keep}
+    if answered or view.awaiting == "candidate" or view.status == "done":
+        return {"value": ""}
+    return {}
+
+
+def answered_question(view: SessionView) -> dict[str, Any]:
+    """The question the candidate just answered (the round's last interviewer turn) and its kind, for
+    `view_state`, marked answered."""
+    tr = next((r for r in view.transcript.rounds if r.round == view.round), None)
+    at = [i for i, x in enumerate(tr.turns) if x.role == "interviewer"] if tr else []
+    if tr is None or not at:
+        return {}
+    until = tr.model_copy(update={"turns": tr.turns[: at[-1] + 1]})  # as it stood when it was asked
+    asked = tr.turns[at[-1]].text
+    return {"question": asked, "kind": views.question_kind(until, asked, max_followups=0), "answered": True}
 
 
 def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
@@ -259,6 +368,28 @@ def decide(
     judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
     if judge_score is None:
         return f"⚠️ {t('need_round_dim', ui)}"
+    if accept:
+        try:
+            standing = latest_decision(ctx, state["sid"], ra.round, dim)
+        except OverrideLogError as e:
+            return f"⚠️ {t('override_failed', ui, why=str(e))}"
+        if standing is not None:
+            named = {
+                "round": views.round_title(ctx.rubric, ra.round, ui),
+                "dimension": views.dim_title(ctx.rubric, dim, ui),
+            }
+            if standing.human_score == judge_score:  # it already stands at the draft's score
+                return f"✓ {t('accept_already', ui, score=judge_score, id=standing.id, **named)}"
+            if standing.human_score != standing.judge_score:  # an override the accept would undo
+                return "⚠️ " + t(
+                    "accept_refused",
+                    ui,
+                    human=standing.human_score,
+                    reviewer=standing.reviewer,
+                    id=standing.id,
+                    judge=judge_score,
+                    **named,
+                )
     return log_override(
         ctx,
         report_id=state["sid"],
@@ -272,3 +403,26 @@ def decide(
         ui=ui,
         request=request,
     )
+
+
+def latest_decision(ctx: AppContext, sid: str, round_id: str, dim: str) -> Override | None:
+    """The log's latest row for the session's round and dimension (what stands now), or None."""
+    rows = [r for r in ctx.services.overrides.rows(sid) if r.round == round_id and r.dimension == dim]
+    return max(rows, key=lambda r: r.id) if rows else None
+
+
+def decision_labels(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_v: str) -> list[Any]:
+    """Accept and Override name the round and dimension they act on, and the draft score Accept keeps."""
+    ui = lang_of(ui_v)
+    draft = state.get("draft") if state else None
+    score = draft.get("scores", {}).get(dim) if draft and dim else None
+    if not draft or score is None:
+        return [gr.update(value=t("accept_draft", ui)), gr.update(value=t("save_override", ui))]
+    named = {
+        "round": views.round_title(ctx.rubric, draft.get("round"), ui),
+        "dimension": views.dim_title(ctx.rubric, str(dim), ui),
+    }
+    return [
+        gr.update(value=t("accept_on", ui, score=score, **named)),
+        gr.update(value=t("override_on", ui, **named)),
+    ]

@@ -60,7 +60,10 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
     question = state.get("question")
     if question:
         label = views.question_label(state.get("kind"), ui)
-        return f"**{label + ' · ' if label else ''}{t('question', ui)}:** {question}"
+        head = f"{label + ' · ' if label else ''}{t('question', ui)}"
+        if state.get("answered"):  # co-pilot: the question just answered, until the next one is asked
+            head += f" ({t('question_answered', ui)})" if ui == "en" else f"（{t('question_answered', ui)}）"
+        return f"**{head}:** {question}"
     return "" if state.get("status") == "done" else t("no_question", ui)
 
 

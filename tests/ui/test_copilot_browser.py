@@ -1,0 +1,172 @@
+"""Co-pilot as a human interviewer sees it, in headless Chromium, in English and in Chinese: the question
+stays on screen once the candidate's answer is saved; "Save answer" is not the microphone's "Record";
+Accept and Override name the round and dimension they act on; an Accept after an override is refused with a
+message instead of undoing it; the language switch renders all this again; a finished session's controls
+are off.
+
+Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
+17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from agent.overrides import OverrideLog
+from tests.ui.conftest import Served
+from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_practice_loop import _text
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+ANSWERS = {
+    "en": "Weights: 40e9 x 2 B = 80e9 B, about 74.5 GiB (derived); per rank at TP=4 about 18.6 GiB (derived).",
+    "zh": "权重：40e9 × 2 B = 80e9 B，约 74.5 GiB（推导）；TP=4 时每卡约 18.6 GiB（推导）。",
+}
+SEEN = {
+    "en": {
+        "tab": "Co-pilot",
+        "lang": "English",
+        "given": "Given",
+        "answered": "Question (answered):",
+        "no_question": "No question yet",
+        "save": "Save answer",
+        "record": "Record",
+        "draft": "Draft scores",
+        "round": "Capacity math",
+        "accuracy": "Accuracy",
+        "evidence": "Evidence",
+        "accept": "Accept the draft",
+        "override": "Save override",
+        "saved": "Saved",
+        "refused": "Not accepted",
+        "undo": "would undo it",
+        "close": "Close the round",
+        "finished": "To interview again, start a new session",
+    },
+    "zh": {
+        "tab": "面试官助手",
+        "lang": "中文",
+        "given": "题设",
+        "answered": "问题（已回答）:",
+        "no_question": "还没有问题",
+        "save": "保存回答",
+        "record": "录制",
+        "draft": "草拟得分",
+        "round": "容量计算",
+        "accuracy": "准确性",
+        "evidence": "证据",
+        "accept": "接受草拟分数",
+        "override": "保存修改",
+        "saved": "已保存",
+        "refused": "未接受",
+        "undo": "会撤销这次修改",
+        "close": "结束本轮",
+        "finished": "如要再次面试，请开始新的会话",
+    },
+}
+
+
+def _label(page: Page, selector: str) -> str:
+    return page.locator(selector).inner_text().strip()
+
+
+def _pick_dimension(page: Page, name: str) -> None:
+    page.locator("#copilot-dim input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guarded(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    lang: str,
+) -> None:
+    seen = SEEN[lang]
+    page = _open(browser, served)
+    if lang == "zh":
+        page.locator("#ui-language").get_by_text("中文").click()
+    page.get_by_role("tab", name=seen["tab"]).click()
+    page.locator("#copilot-start").wait_for()
+    page.locator("#copilot-lang").get_by_text(seen["lang"], exact=True).click()  # the interview's language
+    page.locator("#copilot-start").click()
+    page.locator("#copilot-question").get_by_text(seen["given"]).first.wait_for()
+    asked = _text(page, "#copilot-question")
+
+    # 1. "Save answer" is not the microphone's "Record" (Gradio's own, in the same language)
+    save = _label(page, "#copilot-record")
+    assert save == seen["save"]
+    record = page.locator("#copilot-mic button", has_text=seen["record"]).first
+    record.wait_for()
+    assert record.inner_text().strip() == seen["record"]
+    assert not set(save.lower().split()) & set(record.inner_text().lower().split())
+    if lang == "zh":
+        assert "录" not in save
+
+    # 2. after the answer is saved the question stays on screen, marked answered
+    page.locator("#copilot-answer textarea").fill(ANSWERS[lang])
+    page.locator("#copilot-record").click()
+    page.locator("#copilot-draft").get_by_text(seen["draft"]).wait_for()
+    _shows(page, "#copilot-question", seen["answered"])
+    shown = _text(page, "#copilot-question")
+    assert seen["no_question"] not in shown
+    assert asked.split(":", 1)[-1].strip()[:60] in shown
+
+    # 3. Accept and Override name the round and the dimension they act on, and follow the dimension picked
+    _shows(page, "#copilot-accept", seen["round"])
+    accept, override = _label(page, "#copilot-accept"), _label(page, "#copilot-override")
+    assert seen["accept"] in accept and seen["round"] in accept and seen["accuracy"] in accept
+    assert seen["override"] in override and seen["round"] in override and seen["accuracy"] in override
+    draft = int(re.search(r"(\d)/5", accept).group(1))  # type: ignore[union-attr]
+    _pick_dimension(page, seen["evidence"])
+    _shows(page, "#copilot-accept", seen["evidence"])
+    _shows(page, "#copilot-override", seen["evidence"])
+    _pick_dimension(page, seen["accuracy"])
+    _shows(page, "#copilot-override", seen["accuracy"])
+    _shot(page, screenshots, f"17a-copilot-answered-{lang}")
+
+    # 4. an override, then Accept: refused with a message, the log keeps the override as the last row
+    sid = page.locator("#copilot-sid :is(input, textarea)").input_value()
+    score = page.locator("#copilot-score input[type=number]")
+    score.fill(str(draft % 5 + 1))
+    score.press("Enter")
+    page.locator("#copilot-reason textarea").fill("named the safety reserve out loud")
+    page.locator("#copilot-reviewer textarea").fill("Dana")
+    page.locator("#copilot-override").click()
+    page.locator("#copilot-log-status").get_by_text(seen["saved"]).wait_for()
+    log = OverrideLog(served.data_dir / "overrides.sqlite")
+    assert [(r.dimension, r.human_score) for r in log.rows(sid)] == [("accuracy", draft % 5 + 1)]
+    page.locator("#copilot-accept").click()
+    page.locator("#copilot-log-status").get_by_text(seen["refused"]).wait_for()
+    status = _text(page, "#copilot-log-status")
+    assert seen["undo"] in status and seen["round"] in status and seen["accuracy"] in status
+    assert [(r.dimension, r.human_score) for r in log.rows(sid)] == [("accuracy", draft % 5 + 1)]
+    _shot(page, screenshots, f"17b-copilot-accept-refused-{lang}")
+
+    # the language switch renders the tab again: the question answered, the draft, the decisions; and back
+    for shown_in in ("zh" if lang == "en" else "en", lang):
+        other = SEEN[shown_in]
+        page.locator("#ui-language").get_by_text(other["lang"], exact=True).click()
+        _shows(page, "#copilot-question", other["answered"])
+        _shows(page, "#copilot-draft", other["draft"])
+        _shows(page, "#copilot-accept", other["round"])
+        _shows(page, "#copilot-override", other["accuracy"])
+
+    # 5. the finished session: its report, and the controls that would move it on are off
+    page.get_by_role("button", name=seen["close"]).click()
+    page.locator("#copilot-status").get_by_text(seen["finished"]).wait_for()
+    page.wait_for_function("() => document.querySelector('#copilot-record')?.disabled === true")
+    for selector in ("#copilot-record", "#copilot-ask", "#copilot-close", "#copilot-transcribe"):
+        assert page.locator(selector).is_disabled(), selector
+    assert page.locator("#copilot-answer textarea").is_disabled()
+    assert page.locator("#copilot-next textarea").is_disabled()
+    _shot(page, screenshots, f"17c-copilot-finished-{lang}")
+    page.context.close()
