@@ -11,7 +11,8 @@ Public surface (everything else in this package may change):
 """
 
 from agent.knowledge.embedder import Embedder, EmbedderError, MiniLMEmbedder, OpenAIEmbedder, default_embedder
-from agent.knowledge.index import BuildReport, IndexStatus, KnowledgeIndexError, SourceIndex
+from agent.knowledge.index import IndexStatus, SourceIndex
+from agent.knowledge.manifest import BuildReport
 from agent.knowledge.paths import (
     PathCheck,
     PathStatus,
@@ -25,6 +26,7 @@ from agent.knowledge.pin import Pin, load_pin
 from agent.knowledge.retrieval_eval import RetrievalReport, evaluate, load_queries
 from agent.knowledge.snippet import Snippet
 from agent.knowledge.source import Scope, Source, SourceError, SourceKind, open_source
+from agent.knowledge.store import KnowledgeIndexError
 from agent.knowledge.terms import map_terms
 
 __all__ = [

@@ -11,80 +11,36 @@ live on the server, so several app replicas share one index: collection `vllm_so
 the chunks, `vllm_source-<gen>-files` the three JSON files as documents, and the metadata of
 collection `vllm_source-current` names the live generation (`generation`), switched last. A build
 is locked against another on the same machine only (`<data dir>/index/.lock`): build from one place.
+
+`SourceIndex` reads, queries and builds the index; where generations live is `store.py`, what a build
+writes is `generation.py`, and `manifest.json` is the model in `manifest.py`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import fcntl
-import hashlib
 import json
-import os
-import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from agent import config
-from agent.knowledge.chunker import CHUNKER_VERSION, Chunk, chunk_source, file_symbols
 from agent.knowledge.embedder import Embedder, default_embedder
-from agent.knowledge.lexical import BM25, chunk_terms, tokens
+from agent.knowledge.generation import Progress, build_generation
+from agent.knowledge.lexical import BM25, tokens
+from agent.knowledge.manifest import BuildReport, Manifest
 from agent.knowledge.pin import Pin, load_pin
 from agent.knowledge.snippet import Snippet
-from agent.knowledge.source import Scope, Source, SourceError, relation_to_pin
+from agent.knowledge.source import Scope, Source, relation_to_pin
+from agent.knowledge.store import KnowledgeIndexError, LocalStore, RemoteStore, Store, chroma_url
 from agent.knowledge.terms import map_terms
 
-COLLECTION = "vllm_source"
-SCHEMA = 1
 VECTOR_WEIGHT = 0.6
 """Fused score = VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * BM25 / best BM25 among candidates."""
-
-Progress = Callable[[str], None]
-
-
-class KnowledgeIndexError(Exception):
-    """The index is missing, busy or unreadable; the message says what to do."""
-
-
-class FileEntry(BaseModel):
-    sha256: str
-    chunks: list[str]
-
-
-class BuildReport(BaseModel):
-    files: int
-    chunks: int
-    embedded_files: int
-    embedded_chunks: int
-    reused_chunks: int
-    removed_files: int
-    seconds: float
-    embed_seconds: float
-    commit: str | None
-    relation_to_pin: str
-
-
-class Manifest(BaseModel):
-    schema_version: int = SCHEMA
-    built_at: str
-    source_kind: str
-    source_location: str
-    commit: str | None
-    version: str | None
-    dirty: bool = False
-    pin_commit: str
-    pin_note: str | None = None
-    """For a git checkout: how far HEAD is from the pin (when the clone has the pinned commit)."""
-    scope: str
-    embedder: str
-    chunker: str = CHUNKER_VERSION
-    files: dict[str, FileEntry] = Field(default_factory=dict)
-    last_build: BuildReport | None = None
 
 
 class IndexStatus(BaseModel):
@@ -104,171 +60,6 @@ class IndexStatus(BaseModel):
     last_build: BuildReport | None = None
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _client(path: Path) -> Any:
-    import chromadb
-    from chromadb.config import Settings
-
-    return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
-
-
-def chroma_url() -> str | None:
-    """`CHROMA_URL` (e.g. http://127.0.0.1:8000): the index is on that Chroma server; unset: a local folder."""
-    return os.environ.get("CHROMA_URL", "").strip() or None
-
-
-def http_client(url: str) -> Any:
-    """A Chroma HttpClient for `url` (http or https, host, port; a path prefix is not supported)."""
-    import chromadb
-    from chromadb.config import Settings
-
-    u = urlparse(url if "://" in url else f"http://{url}")
-    if u.scheme not in ("http", "https") or not u.hostname:
-        raise KnowledgeIndexError(f"CHROMA_URL={url!r} must be http(s)://host[:port]")
-    port = u.port or (443 if u.scheme == "https" else 8000)
-    try:
-        return chromadb.HttpClient(
-            host=u.hostname, port=port, ssl=u.scheme == "https", settings=Settings(anonymized_telemetry=False)
-        )
-    except Exception as exc:  # chromadb raises ValueError / ConnectionError / its own errors when unreachable
-        raise KnowledgeIndexError(f"the Chroma server at {url} does not answer: {exc}") from exc
-
-
-FILES = ("manifest", "chunks", "symbols")
-
-
-class _LocalStore:
-    """Generations in folders under `root` (the default)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    @property
-    def location(self) -> str:
-        return str(self.root)
-
-    def current(self) -> str | None:
-        pointer = self.root / "CURRENT"
-        if not pointer.is_file():
-            return None
-        name = pointer.read_text(encoding="utf-8").strip()
-        return name if (self.root / name / "manifest.json").is_file() else None
-
-    def read(self, gen: str) -> dict[str, str]:
-        return {f: (self.root / gen / f"{f}.json").read_text(encoding="utf-8") for f in FILES}
-
-    def collection(self, gen: str) -> Any:
-        return _client(self.root / gen / "chroma").get_collection(COLLECTION, embedding_function=None)
-
-    def create(self, gen: str) -> tuple[Any, Any]:
-        (self.root / gen).mkdir(parents=True)
-        client = _client(self.root / gen / "chroma")
-        return client, client.create_collection(
-            COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
-        )
-
-    def write(self, gen: str, data: dict[str, Any]) -> None:
-        for f in FILES:
-            _write_json(self.root / gen / f"{f}.json", data[f])
-
-    def switch(self, gen: str) -> None:
-        tmp = self.root / "CURRENT.tmp"
-        tmp.write_text(gen, encoding="utf-8")
-        os.replace(tmp, self.root / "CURRENT")
-
-    def discard(self, gen: str) -> None:
-        shutil.rmtree(self.root / gen, ignore_errors=True)
-
-    def prune(self, keep: set[str]) -> None:
-        for other in self.root.glob("gen-*"):
-            if other.name not in keep:
-                shutil.rmtree(other, ignore_errors=True)
-
-
-class _RemoteStore:
-    """Generations as collections on a Chroma server (see the module docstring)."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.client = http_client(url)
-
-    @property
-    def location(self) -> str:
-        return self.url
-
-    def _name(self, gen: str, files: bool = False) -> str:
-        return f"{COLLECTION}-{gen}" + ("-files" if files else "")
-
-    def current(self) -> str | None:
-        try:
-            meta = self.client.get_collection(f"{COLLECTION}-current").metadata or {}
-        except Exception as exc:  # NotFoundError (no index yet), or the server went away
-            if _not_found(exc):
-                return None
-            raise KnowledgeIndexError(f"the Chroma server at {self.url}: {exc}") from exc
-        gen = meta.get("generation")
-        return str(gen) if gen else None
-
-    def read(self, gen: str) -> dict[str, str]:
-        try:
-            got = self.client.get_collection(self._name(gen, files=True)).get(
-                ids=list(FILES), include=["documents"]
-            )
-        except Exception as exc:
-            raise OSError(f"{self._name(gen, files=True)} on {self.url}: {exc}") from exc
-        docs = dict(zip(got["ids"], got["documents"] or [], strict=False))
-        missing = [f for f in FILES if not docs.get(f)]
-        if missing:
-            raise OSError(f"{self._name(gen, files=True)} on {self.url} lacks {', '.join(missing)}")
-        return {f: str(docs[f]) for f in FILES}
-
-    def collection(self, gen: str) -> Any:
-        return self.client.get_collection(self._name(gen), embedding_function=None)
-
-    def create(self, gen: str) -> tuple[Any, Any]:
-        return self.client, self.client.create_collection(
-            self._name(gen), embedding_function=None, metadata={"hnsw:space": "cosine"}
-        )
-
-    def write(self, gen: str, data: dict[str, Any]) -> None:
-        coll = self.client.create_collection(self._name(gen, files=True), embedding_function=None)
-        texts = [json.dumps(data[f], ensure_ascii=False, separators=(",", ":")) for f in FILES]
-        coll.add(ids=list(FILES), documents=texts, embeddings=[[0.0] for _ in FILES])
-
-    def switch(self, gen: str) -> None:
-        pointer = self.client.get_or_create_collection(f"{COLLECTION}-current", metadata={"generation": gen})
-        pointer.modify(metadata={"generation": gen})
-
-    def discard(self, gen: str) -> None:
-        for name in (self._name(gen), self._name(gen, files=True)):
-            with contextlib.suppress(Exception):
-                self.client.delete_collection(name)
-
-    def prune(self, keep: set[str]) -> None:
-        prefix = f"{COLLECTION}-gen-"
-        for coll in self.client.list_collections():
-            name = coll if isinstance(coll, str) else coll.name
-            if not name.startswith(prefix):
-                continue
-            gen = name.removeprefix(f"{COLLECTION}-").removesuffix("-files")
-            if gen not in keep:
-                with contextlib.suppress(Exception):
-                    self.client.delete_collection(name)
-
-
-def _not_found(exc: Exception) -> bool:
-    return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
-
-
 class SourceIndex:
     """Build, query and describe the index. One instance caches the open collection and BM25."""
 
@@ -284,7 +75,7 @@ class SourceIndex:
         (default `<data dir>/index`), which then also holds the build lock."""
         self.root = Path(root) if root else config.data_dir() / "index"
         self.url = url or chroma_url()
-        self._store: _LocalStore | _RemoteStore | None = None
+        self._store: Store | None = None
         self._embedder = embedder
         self.pin = pin or load_pin()
         self._gen: str | None = None
@@ -303,9 +94,9 @@ class SourceIndex:
         return self._embedder
 
     @property
-    def store(self) -> _LocalStore | _RemoteStore:
+    def store(self) -> Store:
         if self._store is None:
-            self._store = _RemoteStore(self.url) if self.url else _LocalStore(self.root)
+            self._store = RemoteStore(self.url) if self.url else LocalStore(self.root)
         return self._store
 
     @property
@@ -537,198 +328,22 @@ class SourceIndex:
                     old_manifest = self._manifest
                 except KnowledgeIndexError:
                     old_manifest = None  # unreadable: rebuild everything
-            reusable = (
-                old_manifest is not None
-                and old_manifest.embedder == self.embedder.name
-                and old_manifest.chunker == CHUNKER_VERSION
-                and old_manifest.schema_version == SCHEMA
+            gen, report = build_generation(
+                self.store,
+                lambda: self.embedder,
+                self.pin,
+                source,
+                scope,
+                old_gen=old_gen,
+                old_manifest=old_manifest,
+                old_chunks=self._chunks,
+                say=say,
+                batch_size=batch_size,
+                started=started,
             )
-            names = source.files(scope, self.pin)
-            if not names:
-                raise SourceError(f"{source.describe()}: no vLLM .py files in scope '{scope.value}'")
-
-            files: dict[str, FileEntry] = {}
-            symbols: dict[str, list[str]] = {}
-            new_chunks: list[Chunk] = []
-            reuse_ids: list[str] = []
-            embedded_files = 0
-            for name in names:
-                raw = source.read(name)
-                sha = hashlib.sha256(raw).hexdigest()
-                text = raw.decode("utf-8", errors="replace")
-                symbols[name] = file_symbols(text)
-                previous = old_manifest.files.get(name) if (reusable and old_manifest) else None
-                if previous is not None and previous.sha256 == sha:
-                    files[name] = previous
-                    reuse_ids.extend(previous.chunks)
-                    continue
-                chunks = chunk_source(name, text)
-                files[name] = FileEntry(sha256=sha, chunks=[c.id for c in chunks])
-                new_chunks.extend(chunks)
-                embedded_files += 1
-            removed = len(set(old_manifest.files) - set(files)) if old_manifest else 0
-            # Chunks of changed files whose embedded text the live index already has keep their vector.
-            old_by_key = (
-                {m["ekey"]: cid for cid, m in self._chunks.items() if "ekey" in m} if reusable else {}
-            )
-            recycled = [(c, old_by_key[c.embed_key]) for c in new_chunks if c.embed_key in old_by_key]
-            to_embed = [c for c in new_chunks if c.embed_key not in old_by_key]
-            say(
-                f"{len(names)} files: {embedded_files} changed ({len(to_embed)} chunks to embed, "
-                f"{len(recycled)} unchanged chunks kept), {len(names) - embedded_files} unchanged "
-                f"({len(reuse_ids)} chunks kept), {removed} removed"
-            )
-
-            commit = source.commit
-            t_embed = time.perf_counter()
-            # Embed in length order (less padding per batch), then put the vectors back in chunk order.
-            texts = [c.embed_text() for c in to_embed]
-            order = sorted(range(len(texts)), key=lambda j: len(texts[j]))
-            vectors: list[list[float]] = [[] for _ in texts]
-            for i in range(0, len(order), batch_size):
-                part = order[i : i + batch_size]
-                for j, vec in zip(part, self.embedder.embed_documents([texts[j] for j in part]), strict=True):
-                    vectors[j] = vec
-                say(f"embedded {min(i + batch_size, len(order))}/{len(order)} chunks")
-            embed_seconds = time.perf_counter() - t_embed
-
-            gen = f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
-            try:
-                chunk_meta = self._write_generation(
-                    gen, old_gen if reusable else None, reuse_ids, to_embed, vectors, recycled, commit
-                )
-                report = BuildReport(
-                    files=len(files),
-                    chunks=len(chunk_meta),
-                    embedded_files=embedded_files,
-                    embedded_chunks=len(to_embed),
-                    reused_chunks=len(reuse_ids) + len(recycled),
-                    removed_files=removed,
-                    seconds=round(time.perf_counter() - started, 2),
-                    embed_seconds=round(embed_seconds, 2),
-                    commit=commit,
-                    relation_to_pin=source.relation_to_pin(self.pin),
-                )
-                manifest = Manifest(
-                    built_at=_now(),
-                    source_kind=source.kind.value,
-                    source_location=str(source.location),
-                    commit=commit,
-                    version=source.version,
-                    dirty=source.dirty,
-                    pin_commit=self.pin.commit,
-                    pin_note=source.pin_note,
-                    scope=scope.value,
-                    embedder=self.embedder.name,
-                    files=files,
-                    last_build=report,
-                )
-                self.store.write(
-                    gen,
-                    {"chunks": chunk_meta, "symbols": symbols, "manifest": manifest.model_dump(mode="json")},
-                )
-                self.store.switch(gen)
-            except BaseException:
-                self.store.discard(gen)
-                raise
             self._collection = None
             self._open(gen)
             # Keep the generation readers may still have open; drop the older ones.
             self.store.prune({gen, old_gen or ""})
             say(f"indexed {report.chunks} chunks from {report.files} files in {report.seconds:.1f} s")
             return report
-
-    def _write_generation(
-        self,
-        gen: str,
-        old_gen: str | None,
-        reuse_ids: list[str],
-        new_chunks: list[Chunk],
-        vectors: list[list[float]],
-        recycled: list[tuple[Chunk, str]],
-        commit: str | None,
-    ) -> dict[str, Any]:
-        client, coll = self.store.create(gen)
-        limit = min(client.get_max_batch_size(), 4096)
-        chunk_meta: dict[str, Any] = {}
-        link_commit = commit or self.pin.commit
-
-        def meta_for(
-            path: str, symbol: str, kind: str, a: int, b: int, part: int, parts: int
-        ) -> dict[str, Any]:
-            return {
-                "path": path,
-                "symbol": symbol,
-                "kind": kind,
-                "start_line": a,
-                "end_line": b,
-                "part": part,
-                "parts": parts,
-                "commit": commit or "",
-                "permalink": self.pin.permalink(path, a, b, commit=link_commit),
-            }
-
-        old_meta = self._chunks
-        old: Any = None
-        if reuse_ids or recycled:
-            assert old_gen is not None
-            old = self.store.collection(old_gen)
-        if reuse_ids:
-            for i in range(0, len(reuse_ids), limit):
-                ids = reuse_ids[i : i + limit]
-                got = old.get(ids=ids, include=["embeddings", "documents", "metadatas"])
-                if len(got["ids"]) != len(ids):
-                    raise KnowledgeIndexError("the live index lacks chunks its manifest lists: rebuild it")
-                metas = []
-                for cid, m in zip(got["ids"], got["metadatas"] or [], strict=True):
-                    md = meta_for(
-                        str(m["path"]),
-                        str(m["symbol"]),
-                        str(m["kind"]),
-                        int(m["start_line"]),
-                        int(m["end_line"]),
-                        int(m["part"]),
-                        int(m["parts"]),
-                    )
-                    metas.append(md)
-                    chunk_meta[cid] = {
-                        **{k: md[k] for k in ("path", "symbol", "kind", "start_line", "end_line")},
-                        "terms": old_meta[cid]["terms"],
-                        "ekey": old_meta[cid].get("ekey", ""),
-                    }
-                coll.add(
-                    ids=list(got["ids"]),
-                    embeddings=got["embeddings"],
-                    documents=got["documents"],
-                    metadatas=metas,
-                )
-        for i in range(0, len(recycled), limit):
-            pairs = recycled[i : i + limit]
-            got = old.get(ids=[old_id for _, old_id in pairs], include=["embeddings"])
-            by_id = dict(zip(got["ids"], got["embeddings"], strict=True))
-            if len(by_id) != len({old_id for _, old_id in pairs}):
-                raise KnowledgeIndexError("the live index lacks chunks its manifest lists: rebuild it")
-            new_chunks = [*new_chunks, *(c for c, _ in pairs)]
-            vectors = [*vectors, *([float(x) for x in by_id[old_id]] for _, old_id in pairs)]
-        for i in range(0, len(new_chunks), limit):
-            batch = new_chunks[i : i + limit]
-            metas = [
-                meta_for(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.part, c.parts) for c in batch
-            ]
-            coll.add(
-                ids=[c.id for c in batch],
-                embeddings=vectors[i : i + limit],
-                documents=[c.text for c in batch],
-                metadatas=metas,
-            )
-            for c in batch:
-                chunk_meta[c.id] = {
-                    "path": c.path,
-                    "symbol": c.symbol,
-                    "kind": c.kind,
-                    "start_line": c.start_line,
-                    "end_line": c.end_line,
-                    "terms": chunk_terms(c),
-                    "ekey": c.embed_key,
-                }
-        return chunk_meta

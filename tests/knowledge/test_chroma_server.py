@@ -16,7 +16,7 @@ import pytest
 
 from agent.judge.runtime.server import free_port
 from agent.knowledge import KnowledgeIndexError, Scope, SourceIndex, open_source
-from agent.knowledge.index import COLLECTION, http_client
+from agent.knowledge.store import COLLECTION, http_client
 
 from .conftest import FIXTURE_COMMIT, CountingEmbedder
 
