@@ -346,6 +346,58 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "earlier_attempt": {"en": "Earlier attempt, retried", "zh": "上一次作答（已重答）"},
     "interviewer": {"en": "Interviewer", "zh": "面试官"},
     "flag_meanings": {"en": "What the flags mean", "zh": "标记的含义"},
+    # delivery figures of a spoken answer (agent/voice/delivery.py), beside its insight
+    "delivery_title": {"en": "How you spoke", "zh": "表达情况"},
+    "delivery_not_scored": {
+        "en": "Delivery, from the recording's timing: not part of the five content scores.",
+        "zh": "这些是根据录音时间计算的表达数据，不计入五个维度的内容评分。",
+    },
+    "delivery_rate": {"en": "Pace", "zh": "语速"},
+    "delivery_rate_value": {
+        "en": "{rate:.0f} {unit} a minute over {seconds:.0f} s of speech",
+        "zh": "每分钟 {rate:.0f} {unit}（说话 {seconds:.0f} 秒）",
+    },
+    "delivery_unit_words": {"en": "words", "zh": "词"},
+    "delivery_unit_characters": {"en": "characters", "zh": "字"},
+    "delivery_fast": {
+        "en": "fast: above about {fast:.0f} {unit} a minute is hard to follow; slow down for the key points",
+        "zh": "偏快：超过每分钟约 {fast:.0f} {unit}就不容易听清，讲关键点时放慢一些",
+    },
+    "delivery_slow": {
+        "en": "slow: below about {slow:.0f} {unit} a minute; a little faster keeps the listener with you",
+        "zh": "偏慢：低于每分钟约 {slow:.0f} {unit}，稍快一些更能抓住听者",
+    },
+    "delivery_steady": {
+        "en": "steady: about {slow:.0f}–{fast:.0f} {unit} a minute is easy to follow",
+        "zh": "适中：每分钟约 {slow:.0f}–{fast:.0f} {unit}容易听清",
+    },
+    "delivery_too_short": {
+        "en": "too short to measure",
+        "zh": "回答太短，无法计算",
+    },
+    "delivery_fillers": {"en": "Filler words", "zh": "口头禅"},
+    "delivery_fillers_none": {"en": "none heard", "zh": "没有听到"},
+    "delivery_fillers_value": {"en": "{n} ({which})", "zh": "{n} 次（{which}）"},
+    "delivery_fillers_rate": {"en": "{per_min:.1f} a minute", "zh": "每分钟 {per_min:.1f} 次"},
+    "delivery_fillers_many": {
+        "en": "frequent: a short silence works better than a filler",
+        "zh": "偏多：停顿一下比说口头禅更好",
+    },
+    "delivery_fillers_en_note": {
+        "en": "the transcriber leaves out many “um” and “uh”, so this may be lower than what you said",
+        "zh": "转写时常会略去英文的 “um”“uh”，实际次数可能更多",
+    },
+    "delivery_pauses": {"en": "Long pauses ({s:.0f} s or more)", "zh": "长停顿（{s:.0f} 秒及以上）"},
+    "delivery_pauses_none": {"en": "none", "zh": "没有"},
+    "delivery_pauses_value": {
+        "en": "{n}, the longest {longest:.1f} s: a pause to think is fine; say so (“let me think”) so "
+        "the silence reads as thought",
+        "zh": "{n} 次，最长 {longest:.1f} 秒：思考时停顿没关系，可以先说一句“我想一下”",
+    },
+    "delivery_pauses_unknown": {
+        "en": "not measured: the transcriber gave no timestamps",
+        "zh": "无法计算：转写服务没有提供时间戳",
+    },
 }
 
 

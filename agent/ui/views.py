@@ -15,6 +15,7 @@ from agent.package.labels import reason_text
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, EvidenceItem, Lang
 from agent.ui.strings import t
+from agent.voice.delivery import Delivery
 
 if TYPE_CHECKING:
     from agent.graph import Suggestion
@@ -440,6 +441,48 @@ def insight_md(
     if next_label:
         out += ["", f"**{t('insight_next', ui, label=next_label)}**"]
     return "\n".join(out)
+
+
+def delivery_md(d: Delivery, ui: Lang) -> str:
+    """A spoken answer's delivery figures (pace, fillers, long pauses) with a plain hint each, headings
+    and hints in the interface language `ui`; said to be no part of the five content scores."""
+    unit = t(f"delivery_unit_{d.unit}", ui)
+    c = _colon(ui)
+    sep, dash, (po, pc) = ("，", "——", "（）") if ui == "zh" else (", ", " — ", "()")
+    bands = {"slow": d.pace_bands.slow_below, "fast": d.pace_bands.fast_above, "unit": unit}
+    if d.rate_per_min is None:
+        pace = t("delivery_too_short", ui)
+    else:
+        pace = f"{t('delivery_rate_value', ui, rate=d.rate_per_min, unit=unit, seconds=d.speaking_s)}{dash}"
+        pace += t(f"delivery_{d.pace}", ui, **bands)
+    if d.fillers:
+        which = sep.join(f"{html.escape(u.text)} ×{u.count}" for u in d.filler_uses)
+        fillers = t("delivery_fillers_value", ui, n=d.fillers, which=which)
+        if d.fillers_per_min is not None:
+            fillers += f"{sep}{t('delivery_fillers_rate', ui, per_min=d.fillers_per_min)}"
+        if d.many_fillers:
+            fillers += f"{dash}{t('delivery_fillers_many', ui)}"
+    else:
+        fillers = t("delivery_fillers_none", ui)
+    if d.language == "en":
+        fillers += f" <i>{po}{t('delivery_fillers_en_note', ui)}{pc}</i>"
+    if d.pauses is None:
+        pauses = t("delivery_pauses_unknown", ui)
+    elif d.pauses and d.longest_pause_s is not None:
+        pauses = t("delivery_pauses_value", ui, n=d.pauses, longest=d.longest_pause_s)
+    else:
+        pauses = t("delivery_pauses_none", ui)
+    return "\n".join(
+        [
+            f"#### {t('delivery_title', ui)}",
+            "",
+            f"<i>{t('delivery_not_scored', ui)}</i>",
+            "",
+            f"- **{t('delivery_rate', ui)}{c}** {pace}",
+            f"- **{t('delivery_fillers', ui)}{c}** {fillers}",
+            f"- **{t('delivery_pauses', ui, s=d.pause_s)}{c}** {pauses}",
+        ]
+    )
 
 
 def _colon(lang: Lang) -> str:

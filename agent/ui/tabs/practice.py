@@ -4,8 +4,10 @@ offline, editable before sending); the round's progress and clock; scores with q
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import wave
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +29,11 @@ from agent.ui.tabs.shared import (
     round_text,
     session_errors_noted,
     snippets_for,
-    transcribe_into,
+    transcribe,
     view_state,
 )
 from agent.voice import VoiceUnavailable
+from agent.voice.delivery import Delivery, combine, delivery_of
 
 
 def build(ctx: AppContext) -> SessionPane:
@@ -92,6 +95,8 @@ def build(ctx: AppContext) -> SessionPane:
                 )
                 p_voice = gr.Markdown("")
         p_spoken = gr.State(None)
+        # the recordings transcribed into the answer box: what each said and its delivery figures
+        p_heard = gr.State([])
         p_answer = T(
             gr.Textbox,
             {"label": "answer", "placeholder": "answer_placeholder"},
@@ -117,7 +122,19 @@ def build(ctx: AppContext) -> SessionPane:
                 )
                 p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
         p_status = gr.Markdown("", elem_id="practice-status")
-        p_insight = gr.Markdown("", elem_id="answer-insight", elem_classes=["coach-md"])
+        with gr.Row(equal_height=False):
+            p_insight = gr.Markdown(
+                "", elem_id="answer-insight", elem_classes=["coach-md"], scale=3, min_width=320
+            )
+            # a spoken answer's pace, fillers and pauses, beside its insight (not part of the scores)
+            p_delivery = gr.Markdown(
+                "",
+                elem_id="answer-delivery",
+                elem_classes=["coach-md"],
+                scale=2,
+                min_width=280,
+                visible=False,
+            )
         p_result = gr.Markdown("", elem_id="practice-result", elem_classes=["coach-md"])
         p_sources = gr.Markdown("")
         p_conversation = gr.Markdown(
@@ -151,6 +168,7 @@ def build(ctx: AppContext) -> SessionPane:
         p_plan,
         p_lang,
         p_prev,
+        p_delivery,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -173,7 +191,7 @@ def build(ctx: AppContext) -> SessionPane:
         ),
         (p_continue, bind(continue_round), [p_state, *common], "continue_round", None),
         (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice", confirm_js(0)),
-        (p_send, bind(send_answer), [p_answer, p_state, *common], "send_answer", None),
+        (p_send, bind(send_answer), [p_answer, p_state, p_heard, *common], "send_answer", None),
         (p_finish, bind(finish_round), [p_state, *common], "finish_round", None),
     ]:
         event = trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking], js=js)
@@ -193,9 +211,9 @@ def build(ctx: AppContext) -> SessionPane:
     p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
     gr.on(
         [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
-        bind(transcribe_into),
-        [p_mic, p_answer, p_state, p_lang, ctx.ui],
-        [p_answer, p_status],
+        bind(transcribe_answer),
+        [p_mic, p_answer, p_state, p_lang, ctx.ui, p_heard],
+        [p_answer, p_status, p_heard],
         api_name="transcribe_practice",
     )
 
@@ -210,7 +228,7 @@ def build(ctx: AppContext) -> SessionPane:
         question=p_question,
         progress=p_progress,
         on_load=on_load,
-        rerendered=[p_insight, p_banner_md, p_result, p_sources, p_conversation],
+        rerendered=[p_insight, p_banner_md, p_result, p_sources, p_conversation, p_delivery],
         rerender=rerender,
     )
 
@@ -227,13 +245,15 @@ def practice_out(
     sent: str | None = None,
     continued: bool = False,
     earlier: list[str] | None = None,
+    delivery: Delivery | None = None,
 ) -> list[Any]:
     """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
 
     `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
     kept in the answer box unless the session took it; `sent`: the answer the session just took (its
     insight is shown); `continued`: the candidate closed the round-finished banner; `earlier`: a retried
-    answer's earlier attempt covered these items (the insight compares them)."""
+    answer's earlier attempt covered these items (the insight compares them); `delivery`: the sent
+    answer was spoken, with these figures (shown beside its insight)."""
     if view is None:
         return [
             prev,
@@ -247,6 +267,7 @@ def practice_out(
             *[gr.update()] * 7,
             *[gr.update()] * 2,
             *[gr.update()] * 3,
+            gr.update(),
         ]
     rubric = ctx.rubric
     state = view_state(view)
@@ -291,12 +312,14 @@ def practice_out(
         banner_visible = gr.update(visible=True)
     # the insight on the answer just taken: the current round's draft, or the round it closed
     insight: Any = gr.update() if same_session and not continued and not round_ended else ""
+    delivery_out: Any = gr.update() if same_session and not continued and not round_ended else _no_delivery()
     if continued:
         banner_visible = gr.update(visible=False)
     # what is on screen, for the language switch to render again (`rerender`)
     state["banner"] = bool(prev.get("banner")) and same_session and not continued
     state["shown_round"] = prev.get("shown_round") if same_session else None
     state["insight"] = prev.get("insight") if same_session and not continued and not round_ended else None
+    state["delivery"] = prev.get("delivery") if state["insight"] else None
     if banner_visible == gr.update(visible=True) and scored is not None:
         state["banner"], state["shown_round"] = True, scored.round
     current = view.last_assessment if not round_ended else scored
@@ -323,6 +346,8 @@ def practice_out(
             earlier=earlier,
         )
         state["insight"] = {"round_over": round_ended, "earlier": earlier}
+        state["delivery"] = delivery.model_dump(mode="json") if delivery else None
+        delivery_out = _delivery_shown(delivery, ui)
     answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
     state["can_retry"] = (
         view.mode == "practice"
@@ -356,14 +381,25 @@ def practice_out(
         gr.update(interactive=state["can_retry"], visible=not retrying),
         gr.update(visible=retrying),
         *(plan_controls(view) if not same_session else [gr.update()] * 3),
+        delivery_out,
     ]
+
+
+def _no_delivery() -> Any:
+    return gr.update(value="", visible=False)
+
+
+def _delivery_shown(delivery: Delivery | None, ui: Lang) -> Any:
+    """The delivery figures beside the insight: shown for a spoken answer, hidden for a typed one."""
+    return gr.update(value=views.delivery_md(delivery, ui), visible=True) if delivery else _no_delivery()
 
 
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
     """What the language switch renders again in Practice besides the labels, the question and the
-    progress: the insight on the last answer, the round-finished banner, the round's scores and the
-    conversation, from the stored session (the outputs `RERENDERED`)."""
-    keep: list[Any] = [gr.update()] * 5
+    progress: the insight on the last answer, the round-finished banner, the round's scores, the
+    conversation and a spoken answer's delivery figures, from the stored session (the outputs
+    `RERENDERED`)."""
+    keep: list[Any] = [gr.update()] * 6
     if not state.get("sid"):
         return keep
     try:
@@ -398,7 +434,10 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
             next_label="" if info.get("round_over") else views.question_label(state.get("kind"), ui),
             earlier=info.get("earlier"),
         )
-    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui)]
+    delivery: Any = gr.update()
+    if info and state.get("delivery"):
+        delivery = _delivery_shown(Delivery.model_validate(state["delivery"]), ui)
+    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui), delivery]
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
@@ -521,20 +560,84 @@ def resume_practice(
 
 @session_errors_noted(practice_note)
 def send_answer(
-    ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+    ctx: AppContext,
+    text: str,
+    state: dict[str, Any],
+    heard: list[dict[str, Any]] | None,
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not state.get("sid"):
         return practice_note(ctx, state, ui, t("no_session", ui), keep=text)
     owner = ctx.owner_of(owner_v, request)
+    spoken = spoken_delivery(heard, text or "")
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
         view = graph.retry_answer(state["sid"], text or "", owner=owner)
         before = {**state, "covered": state.get("covered_before", [])}
         return practice_out(
-            ctx, view, before, ui, request.session_hash, keep=text, sent=text, earlier=state.get("mine", [])
+            ctx,
+            view,
+            before,
+            ui,
+            request.session_hash,
+            keep=text,
+            sent=text,
+            earlier=state.get("mine", []),
+            delivery=spoken,
         )
     view = graph.answer(state["sid"], text or "", owner=owner)
-    return practice_out(ctx, view, state, ui, request.session_hash, keep=text, sent=text)
+    return practice_out(ctx, view, state, ui, request.session_hash, keep=text, sent=text, delivery=spoken)
+
+
+def transcribe_answer(
+    ctx: AppContext,
+    audio: str | None,
+    current: str | None,
+    state: dict[str, Any],
+    lang: str,
+    ui_v: str,
+    heard: list[dict[str, Any]] | None,
+) -> tuple[str, str, list[dict[str, Any]]]:
+    """The recording transcribed into the answer box (the session's language forced), and kept with its
+    delivery figures beside the recordings still in the box (those a new answer replaced are dropped),
+    for Send to show beside the insight."""
+    text, status, got = transcribe(ctx, audio, current, state, lang, ui_v)
+    kept = [h for h in heard or [] if still_in(h.get("text", ""), current or "")]
+    if got is None:
+        return text, status, kept
+    try:
+        figures = delivery_of(got)
+    except (OSError, ValueError):  # the figures are an aid: the transcript goes into the box regardless
+        return text, status, kept
+    return text, status, [*kept, {"text": got.text, "delivery": figures.model_dump(mode="json")}]
+
+
+_TOKENS = re.compile(r"[\u3400-\u9fff]|[a-z0-9]+")
+KEPT_SHARE = 0.5
+"""A recording belongs to the answer sent while at least this share of its words (characters) is in it:
+edited, it still does; replaced by typing, it no longer does."""
+
+
+def still_in(heard: str, answer: str) -> bool:
+    """Whether most of a recording's words (Chinese: characters) are still in `answer`."""
+    said = _TOKENS.findall(heard.lower())
+    if not said:
+        return False
+    pool = Counter(_TOKENS.findall(answer.lower()))
+    found = 0
+    for w in said:
+        if pool[w]:
+            pool[w] -= 1
+            found += 1
+    return found / len(said) >= KEPT_SHARE
+
+
+def spoken_delivery(heard: list[dict[str, Any]] | None, answer: str) -> Delivery | None:
+    """The delivery figures of the recordings still in `answer`, together; None for a typed answer."""
+    parts = [Delivery.model_validate(h["delivery"]) for h in heard or [] if still_in(h["text"], answer)]
+    return combine(parts)
 
 
 @session_errors_noted(practice_note)

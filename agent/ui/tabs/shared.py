@@ -22,7 +22,7 @@ from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
 from agent.ui.strings import t
-from agent.voice import AudioDecodeError, VoiceUnavailable
+from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable
 from agent.voice.stt import MAX_AUDIO_BYTES
 
 SNIPPETS_SHOWN = 3
@@ -148,23 +148,31 @@ def transcribe_into(
     ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
 ) -> tuple[str, str]:
     """(the answer with the transcript appended, a status line): the session's language is forced."""
+    text, status, _ = transcribe(ctx, audio, current, state, lang, ui_v)
+    return text, status
+
+
+def transcribe(
+    ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
+) -> tuple[str, str, Transcription | None]:
+    """`transcribe_into`, and what was heard with its timestamps (None when nothing was)."""
     current = current or ""
     lang, ui = lang_of(state.get("lang") or lang), lang_of(ui_v)
     if not audio:
-        return current, t("no_audio", ui)
+        return current, t("no_audio", ui), None
     try:
         path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
         heard = ctx.services.stt().transcribe(path, lang)
     except UploadRefused as e:
-        return current, t("bad_file", ui, why=str(e))
+        return current, t("bad_file", ui, why=str(e)), None
     except AudioDecodeError as e:
-        return current, f"⚠️ {e}"
+        return current, f"⚠️ {e}", None
     except VoiceUnavailable as e:
-        return current, t("voice_unavailable", ui, why=str(e))
+        return current, t("voice_unavailable", ui, why=str(e)), None
     if not heard.text:
-        return current, t("no_speech", ui)
+        return current, t("no_speech", ui), None
     text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text
-    return text, t("transcribed", ui, seconds=heard.duration_s, engine=heard.engine)
+    return text, t("transcribed", ui, seconds=heard.duration_s, engine=heard.engine), heard
 
 
 def first_error(e: ValidationError) -> str:

@@ -1,0 +1,152 @@
+"""A spoken answer in Practice, in headless Chromium, in English and in Chinese: uploaded, transcribed by the
+real offline Whisper, sent; its delivery figures (pace, fillers, long pauses) show beside the insight, say
+they are no part of the five scores, follow the language switch, and a typed answer after it has none.
+
+Screenshots go to $COACH_SCREENSHOTS (default: <tmp>/coach-screenshots): 14a-… and 14b-….
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.ui.conftest import Served
+from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.voice.test_delivery_stt import joined
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+SPOKEN = {
+    "en": (
+        "en-us",
+        "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand.",
+        "Continuous batching reschedules the running requests at every step.",
+    ),
+    "zh": (
+        "cmn-latn-pinyin",
+        "嗯，那个，我们先看调度器，就是，KV cache 的分配。",
+        "然后看连续批处理怎么调度。",
+    ),
+}
+SEEN = {
+    "en": {
+        "lang": "English",
+        "transcribed": "Transcribed",
+        "insight": "What this answer showed",
+        "title": "How you spoke",
+        "not_scored": "not part of the five content scores",
+        "rate": "words a minute",
+        "pauses": "Long pauses (2 s or more): 1, the longest",
+        "fillers": "Filler words:",
+    },
+    "zh": {
+        "lang": "中文",
+        "transcribed": "已转写",
+        "insight": "这次回答体现了什么",
+        "title": "表达情况",
+        "not_scored": "不计入五个维度的内容评分",
+        "rate": "字（说话",
+        "pauses": "长停顿（2 秒及以上）：",
+        "fillers": "口头禅：",
+    },
+}
+OTHER = {"en": "zh", "zh": "en"}
+SWITCH = {"en": "English", "zh": "中文"}
+
+
+@pytest.fixture(scope="module")
+def spoken_wav(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Per language, two sentences spoken by espeak-ng with 3 s of silence between them."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        pytest.skip("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
+    folder = tmp_path_factory.mktemp("delivery-wav")
+    out: dict[str, Path] = {}
+    for lang, (voice, *sentences) in SPOKEN.items():
+        parts = []
+        for i, text in enumerate(sentences):
+            part = folder / f"{lang}-{i}.wav"
+            subprocess.run(
+                [exe, "-v", voice, "-s", "140", "-w", str(part), "--stdin"], input=text.encode(), check=True
+            )
+            parts.append(part)
+        out[lang] = joined(parts, 3.0, folder / f"{lang}.wav")
+    return out
+
+
+def _text(page: Page, selector: str) -> str:
+    return str(page.evaluate("s => document.querySelector(s)?.innerText || ''", selector))
+
+
+def _interface(page: Page, lang: str) -> None:
+    page.locator("#ui-language").get_by_text(SWITCH[lang]).click()
+    page.get_by_role("tab", name="练习" if lang == "zh" else "Practice").wait_for()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    spoken_wav: dict[str, Path],
+    lang: str,
+) -> None:
+    seen = SEEN[lang]
+    page = _open(browser, served)
+    if lang == "zh":
+        _interface(page, "zh")
+    page.locator("#session-lang").get_by_text(seen["lang"]).click()
+    page.locator("#start").click()
+    page.wait_for_function(
+        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
+    )
+    page.locator("#practice-question-audio audio").first.wait_for(state="attached")  # spoken first
+
+    # the recording: uploaded, transcribed offline into the editable answer
+    page.locator("#practice-mic button[aria-label='Upload file']").click()
+    page.locator("#practice-mic input[type=file]").set_input_files(str(spoken_wav[lang]))
+    page.locator("#practice-status").get_by_text(seen["transcribed"]).wait_for(timeout=180_000)
+    answer = page.locator("#answer textarea").input_value()
+    assert ("cache" in answer.lower()) if lang == "en" else ("调" in answer), answer
+    assert not page.locator("#answer-delivery").is_visible()  # nothing before the answer is sent
+
+    # sent: the insight, and beside it the delivery figures
+    page.locator("#send").click()
+    _shows(page, "#answer-insight", seen["insight"])
+    page.locator("#answer-delivery").wait_for(state="visible")
+    _shows(page, "#answer-delivery", seen["title"])
+    figures = _text(page, "#answer-delivery")
+    for key in ("not_scored", "rate", "pauses", "fillers"):
+        assert seen[key] in figures, (key, figures)
+    if lang == "zh":  # (Whisper base times Chinese words over a silence less surely: no pause count here)
+        assert "嗯 ×1" in figures and "那个 ×1" in figures, figures
+    insight_box = page.locator("#answer-insight").bounding_box()
+    figures_box = page.locator("#answer-delivery").bounding_box()
+    assert insight_box and figures_box and figures_box["x"] > insight_box["x"]  # beside it, on a wide screen
+    _shot(page, screenshots, f"14a-delivery-{lang}")
+
+    # the language switch renders them again in the other language
+    other = SEEN[OTHER[lang]]
+    _interface(page, OTHER[lang])
+    _shows(page, "#answer-delivery", other["title"])
+    figures = _text(page, "#answer-delivery")
+    assert other["not_scored"] in figures and seen["title"] not in figures, figures
+    _shot(page, screenshots, f"14b-delivery-switched-{lang}")
+
+    # a typed answer has no delivery figures
+    _interface(page, lang)
+    before = _text(page, "#answer-insight")
+    page.locator("#answer textarea").fill("I would check the scheduler and the block table.")
+    page.locator("#send").click()
+    page.wait_for_function(
+        "b => (document.querySelector('#answer-insight')?.innerText || '') !== b", arg=before
+    )
+    page.locator("#answer-delivery").wait_for(state="hidden")
+    page.context.close()
