@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from agent.contracts.report import Coverage, DimensionScore
 from agent.rubric.model import Lang
 
 Label = dict[Lang, tuple[str, str]]
@@ -196,3 +197,84 @@ def cap_text(cap: str, lang: Lang) -> str:
     if m["how"] == "≤":
         return f"{name}：最高 {n} 分" if lang == "zh" else f"{name}: at most {n}"
     return f"{name}：扣 {n} 分" if lang == "zh" else f"{name}: {n} taken off"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
+    """How the checklist got to a dimension's level, in the report's language and with no rubric ids (a
+    weak signal is counted, not named): "5 of 8 expected items covered (62%); 1 strong signal; missing: …"."""
+    zh = lang == "zh"
+    pct = round(100 * c.share)
+    out = [f"覆盖了 {c.expected} 项期望要点中的 {c.covered} 项（{pct}%）" if zh else f"{c.covered} of {c.expected} expected items covered ({pct}%)"]  # fmt: skip
+    if c.strong_signals:
+        out.append(f"{c.strong_signals} 个强信号" if zh else _plural(c.strong_signals, "strong signal"))
+    if c.weak_signals:
+        n = len(c.weak_signals)
+        out.append(f"{n} 个弱信号" if zh else _plural(n, "weak signal"))
+    if c.model_score is not None:
+        why = f"（{c.model_reason}）" if zh else f" ({c.model_reason})"
+        out.append(
+            (f"模型给 {c.model_score} 分" if zh else f"the model said {c.model_score}")
+            + (why if c.model_reason else "")
+        )
+    if c.samples:
+        listed = ", ".join(str(x) for x in c.samples)
+        out.append(
+            f"{len(c.samples)} 次采样的中位数（{listed}；此样本 {c.sample_score}）"
+            if zh
+            else f"median of {len(c.samples)} samples ({listed}; this sample {c.sample_score})"
+        )
+    if missing and c.missing:
+        shown, more = c.missing[:3], len(c.missing) - 3
+        out.append(
+            ("缺少：" + "；".join(shown) + (f"；另 {more} 项" if more > 0 else ""))
+            if zh
+            else ("missing: " + "; ".join(shown) + (f"; {more} more" if more > 0 else ""))
+        )
+    return ("；" if zh else "; ").join(out)
+
+
+_COVERED = re.compile(r"^(?P<have>\d+)/(?P<all>\d+) expected items covered \((?P<pct>\d+)%\)$")
+_STRONG = re.compile(r"^(?P<n>\d+) strong signal\(s\)$")
+_MODEL = re.compile(r"^model said (?P<n>\d+) \((?P<why>.*)\)$", re.S)
+
+
+def _reason_text(reason: str, lang: Lang, *, missing: bool) -> str:
+    """A report written before `Coverage` existed: its reason string read back into words."""
+    head, sep, miss = reason.partition("missing: ")
+    out: list[str] = []
+    for part in (x.strip() for x in head.split("; ") if x.strip()):
+        if m := _COVERED.match(part):
+            c = Coverage(covered=int(m["have"]), expected=int(m["all"]))
+            out.append(coverage_text(c, lang))
+        elif m := _STRONG.match(part):
+            n = int(m["n"])
+            out.append(f"{n} 个强信号" if lang == "zh" else _plural(n, "strong signal"))
+        elif part.startswith("weak: "):
+            n = len([w for w in part[6:].split(",") if w.strip()])
+            out.append(f"{n} 个弱信号" if lang == "zh" else _plural(n, "weak signal"))
+        elif m := _MODEL.match(part):
+            out.append(f"模型给 {m['n']} 分（{m['why']}）" if lang == "zh" else part)
+        else:
+            out.append(part)
+    if sep and missing:
+        out.append(
+            f"缺少：{miss.strip().replace('; ', '；')}" if lang == "zh" else f"missing: {miss.strip()}"
+        )
+    return ("；" if lang == "zh" else "; ").join(out)
+
+
+def why_text(ds: DimensionScore, lang: Lang, *, missing: bool = True, caps: bool = True) -> str:
+    """The one rendering of why a dimension scored what it did: its coverage, then the bounds that applied
+    ("… · Happy path only: at most 3"). The app, the Markdown report and the evidence package all use it."""
+    text = (
+        coverage_text(ds.coverage, lang, missing=missing)
+        if ds.coverage is not None
+        else _reason_text(ds.reason, lang, missing=missing)
+    )
+    if caps and ds.caps:
+        text += " · " + "; ".join(cap_text(c, lang) for c in ds.caps)
+    return text

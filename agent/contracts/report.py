@@ -62,6 +62,7 @@ class JudgeInfo(BaseModel):
         (itself when that is already so)."""
         fallback = any(r.fell_back for r in rounds)
         return self if fallback == self.fallback else self.model_copy(update={"fallback": fallback})
+
     # a judge pool (several vLLM servers behind vllm-router, `endpoint` the router's); absent otherwise
     replicas: list[str] | None = Field(
         default=None,
@@ -70,14 +71,45 @@ class JudgeInfo(BaseModel):
     )
 
 
+class Coverage(BaseModel):
+    """How the checklist led to a dimension's level: what `DimensionScore.reason` says in words, as fields."""
+
+    covered: int = Field(ge=0, description="expected items of this dimension the answer covered")
+    expected: int = Field(ge=0, description="expected items of this dimension in scope")
+    missing: list[str] = Field(
+        default_factory=list, description="the items not covered, in the report's language, rubric order"
+    )
+    strong_signals: int = Field(default=0, ge=0)
+    weak_signals: list[str] = Field(
+        default_factory=list, description="ids of the weak signals that lowered it"
+    )
+    model_score: int | None = Field(
+        default=None, description="the score a model judge proposed, when one did"
+    )
+    model_reason: str | None = None
+    samples: list[int] | None = Field(
+        default=None, description="each sample's score when the score is the median of several samples"
+    )
+    sample_score: int | None = Field(
+        default=None, description="the score of the sample whose checklist is shown"
+    )
+
+    @property
+    def share(self) -> float:
+        return self.covered / self.expected if self.expected else 0.0
+
+
 class DimensionScore(BaseModel):
     dimension: Dimension
     score: int = Field(ge=1, le=5)
     level: str = Field(description="the level descriptor of the score, in the report's language")
-    reason: str
+    reason: str = Field(
+        description="the coverage in words (English, machine-readable; `coverage` has the fields)"
+    )
     quotes: list[str] = Field(default_factory=list)
     band: tuple[int, int] = Field(description="the range the verified checklist supports")
     caps: list[str] = Field(default_factory=list, description="gates that bounded this score")
+    coverage: Coverage | None = Field(default=None, description="absent in reports written before it existed")
 
 
 class RoundAssessment(BaseModel):

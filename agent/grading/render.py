@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.contracts.labels import cap_text, flag_line, flag_name
+from agent.contracts.labels import flag_line, flag_name, why_text
 from agent.contracts.report import Report, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
@@ -122,7 +122,7 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
         out.append(f"| {L['dimension']} | {L['score']} | {L['why']} |")
         out.append("|---|---|---|")
         for ds in ra.dimensions:
-            why = ds.reason + (f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else "")
+            why = why_text(ds, lang)
             out.append(
                 f"| {rubric.dimensions[ds.dimension].title.get(lang)} | {ds.score} | {why.replace('|', '/')} |"
             )

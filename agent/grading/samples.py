@@ -206,7 +206,12 @@ def _median_round(
         else ds.model_copy(
             update={
                 "reason": f"{ds.reason}; median of {len(counted)} samples {per[ds.dimension]} "
-                f"(this sample: {chosen.scores[ds.dimension]})"
+                f"(this sample: {chosen.scores[ds.dimension]})",
+                "coverage": ds.coverage.model_copy(
+                    update={"samples": list(per[ds.dimension]), "sample_score": chosen.scores[ds.dimension]}
+                )
+                if ds.coverage is not None
+                else None,
             }
         )
         for ds in at_median.dimensions

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.contracts.checklist import Checklist
-from agent.contracts.report import DimensionScore, JudgeInfo, RoundAssessment
+from agent.contracts.report import Coverage, DimensionScore, JudgeInfo, RoundAssessment
 from agent.judge.gates import Bounds, GateContext, apply_gates
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Lang, Round
@@ -200,6 +200,15 @@ def score_round(
                 quotes=quotes[d],
                 band=(lo, hi),
                 caps=applied,
+                coverage=Coverage(
+                    covered=len(got),
+                    expected=len(mine),
+                    missing=miss,
+                    strong_signals=n_strong,
+                    weak_signals=[w.id for w in n_weak],
+                    model_score=holistic.score if holistic is not None else None,
+                    model_reason=holistic.reason if holistic is not None else None,
+                ),
             )
         )
 

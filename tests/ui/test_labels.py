@@ -68,3 +68,46 @@ def test_the_markdown_report_names_flags_and_caps_and_hides_their_ids() -> None:
         assert name in md and ("at most 3" in md or "最高 3 分" in md)
         assert "happy_path_only" not in md and "happy_path_cap" not in md and "validation_1" not in md
         assert '"happy_path_only"' in report.model_dump_json().replace(" ", "")  # the JSON keeps the ids
+
+
+def test_why_a_dimension_scored_reads_from_its_coverage_fields_in_either_language() -> None:
+    from agent.contracts.labels import why_text
+    from agent.contracts.report import Coverage, DimensionScore
+
+    cov = Coverage(
+        covered=2, expected=6, missing=["a", "b", "c", "d"], strong_signals=1, weak_signals=["hpa-180"]
+    )
+    ds = DimensionScore(
+        dimension="accuracy",
+        score=2,
+        level="…",
+        reason="(unused)",
+        band=(1, 3),
+        caps=["happy_path_cap (≤3)"],
+        coverage=cov,
+    )
+    en = why_text(ds, "en")
+    assert en == (
+        "2 of 6 expected items covered (33%); 1 strong signal; 1 weak signal; missing: a; b; c; 1 more"
+        " · Happy path only: at most 3"
+    )
+    assert "hpa-180" not in en  # a weak signal is counted, never named
+    zh = why_text(ds, "zh", missing=False)
+    assert zh == "覆盖了 6 项期望要点中的 2 项（33%）；1 个强信号；1 个弱信号 · 只讲顺利情况：最高 3 分"
+    # a report written before the fields existed is read from its reason string
+    old = ds.model_copy(
+        update={"coverage": None, "reason": "2/6 expected items covered (33%); weak: hpa-180; missing: a; b"}
+    )
+    assert (
+        why_text(old, "en", caps=False) == "2 of 6 expected items covered (33%); 1 weak signal; missing: a; b"
+    )
+    # the judge fills the fields: the Markdown report and the JSON agree
+    rubric = default_rubric()
+    from agent.judge.assessment import assess_answer
+
+    ra = assess_answer(
+        rubric, "concepts", "Paged KV maps logical blocks to non-contiguous physical blocks.", "en"
+    )
+    for d in ra.dimensions:
+        assert d.coverage is not None and d.coverage.expected >= d.coverage.covered
+        assert why_text(d, "en").startswith(f"{d.coverage.covered} of {d.coverage.expected} expected items")
