@@ -1,11 +1,12 @@
 """Every benchmark, one command: a table of the figures and bench/results/all.json.
 
-Run: .venv/bin/python bench/run_all.py [--skip-vllm] [--skip-index] [--quick]
+Run: .venv/bin/python bench/run_all.py [--skip-vllm] [--skip-pool] [--skip-index] [--quick]
 
 | area | script | figures |
 | --- | --- | --- |
 | embedded judge | bench/judge_bench.py | answers/s, median of 5 runs over the graded set |
 | vLLM judge (CPU server it starts) | bench/vllm_judge_bench.py | concurrency 4 and 8 vs sequential (ratios), prefix-cache hit rate, valid output |
+| judge pool (1 then 2 CPU replicas behind vllm-router) | bench/judge_pool_bench.py | answers/s each, 2 / 1 ratio, prefix-cache hit rate per replica, rounds on one replica, fallbacks |
 | knowledge index | bench/index_bench.py (run --index-repeat times) | build s and chunks/s, query p50/p95 ms: medians over runs |
 | interview graph | bench/graph_bench.py | answer → next follow-up p50/p95 ms, median over 3 repeats |
 | app | bench/app_bench.py | peak RSS of `python -m agent.ui` driven through gradio_client, median of 3 starts |
@@ -33,6 +34,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
+#: a script's time limit, seconds, where an hour is not enough (two pools started, each warmed)
+TIMEOUT_S = {"judge_pool_bench.py": 7200}
 
 
 @dataclass
@@ -267,6 +270,38 @@ def rows_app(o: Outcome) -> list[Row]:
     return out
 
 
+def rows_pool(o: Outcome) -> list[Row]:
+    d = o.data[0]
+    out = []
+    for r in d["runs"]:
+        if r.get("error"):
+            out.append(Row("judge pool", f"{r['replicas']} replica(s)", "failed", r["error"][:200]))
+            continue
+        hits = ", ".join(
+            f"{p['prefix_cache_hit_rate']:.1%}" if p["prefix_cache_hit_rate"] is not None else "—"
+            for p in r["per_replica"].values()
+        )
+        out.append(
+            Row(
+                "judge pool",
+                f"{r['replicas']} replica(s): answers per second",
+                f"{r['answers_per_s']:.4f}",
+                f"{d['answers']['n']} answers, {r['max_requests_in_flight']} in flight; prefix-cache hit "
+                f"per replica {hits}; load {r['loadavg_before'][0]} → {r['loadavg_after'][0]}",
+            )
+        )
+    for key, ratio in d["throughput_ratios"].items():
+        out.append(
+            Row(
+                "judge pool",
+                f"throughput, {key.replace('_vs_', ' vs ')} replica(s)",
+                f"{ratio:.2f}×",
+                f"same batch; {d['fallbacks']} fallback(s); a shared {d['machine']['cores_usable']}-core machine",
+            )
+        )
+    return out
+
+
 def table(rows: list[Row]) -> str:
     lines = ["| area | measure | value | how |", "| --- | --- | --- | --- |"]
     lines += [f"| {r.area} | {r.measure} | {r.value} | {r.how} |" for r in rows]
@@ -276,6 +311,9 @@ def table(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-vllm", action="store_true", help="leave out the vLLM CPU server benchmark")
+    ap.add_argument(
+        "--skip-pool", action="store_true", help="leave out the judge pool benchmark (1 and 2 CPU replicas)"
+    )
     ap.add_argument(
         "--skip-index", action="store_true", help="leave out the index build (about 1-2 min a build)"
     )
@@ -306,11 +344,20 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.skip_vllm:
         plan.append(("vLLM judge", "vllm_judge_bench.py", ["--n", "8"] if args.quick else [], 1, rows_vllm))
+    if not args.skip_vllm and not args.skip_pool:
+        plan.append(("judge pool", "judge_pool_bench.py", ["--n", "8"] if args.quick else [], 1, rows_pool))
 
     outcomes: list[Outcome] = []
     rows: list[Row] = []
     for name, script, sargs, repeat, to_rows in plan:
-        o = run_script(name, script, sargs, results / script.replace("_bench.py", ".json"), repeat=repeat)
+        o = run_script(
+            name,
+            script,
+            sargs,
+            results / script.replace("_bench.py", ".json"),
+            repeat=repeat,
+            timeout_s=TIMEOUT_S.get(script, 3600),
+        )
         outcomes.append(o)
         if o.ok:
             try:
@@ -319,9 +366,14 @@ def main(argv: list[str] | None = None) -> int:
                 o.ok, o.error = False, f"unexpected JSON from {script}: {type(e).__name__}: {e}"
         if not o.ok:
             rows.append(Row(name, "FAILED", "—", o.error or "failed"))
-    for name in ("vLLM judge", "knowledge index"):
+    why = {
+        "vLLM judge": "--skip-vllm",
+        "judge pool": "--skip-vllm or --skip-pool",
+        "knowledge index": "--skip-index",
+    }
+    for name, flag in why.items():
         if name not in {p[0] for p in plan}:
-            rows.append(Row(name, "skipped", "—", "--skip-vllm" if name == "vLLM judge" else "--skip-index"))
+            rows.append(Row(name, "skipped", "—", flag))
 
     info["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     info["total_s"] = round(time.monotonic() - t0, 1)
