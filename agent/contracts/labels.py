@@ -207,8 +207,8 @@ def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
     """How the checklist got to a dimension's level, in the report's language and with no rubric ids (a
     weak signal is counted, not named): "5 of 8 expected items covered (62%); 1 strong signal; missing: …"."""
     zh = lang == "zh"
-    pct = round(100 * c.share)
-    out = [f"覆盖了 {c.expected} 项期望要点中的 {c.covered} 项（{pct}%）" if zh else f"{c.covered} of {c.expected} expected items covered ({pct}%)"]  # fmt: skip
+    pct = f"{c.share:.0%}"  # as the judge's reason string writes it
+    out = [f"覆盖了 {c.expected} 项期望要点中的 {c.covered} 项（{pct}）" if zh else f"{c.covered} of {c.expected} expected items covered ({pct})"]  # fmt: skip
     if c.strong_signals:
         out.append(f"{c.strong_signals} 个强信号" if zh else _plural(c.strong_signals, "strong signal"))
     if c.weak_signals:
@@ -217,7 +217,7 @@ def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
     if c.model_score is not None:
         why = f"（{c.model_reason}）" if zh else f" ({c.model_reason})"
         out.append(
-            (f"模型给 {c.model_score} 分" if zh else f"the model said {c.model_score}")
+            (f"模型给 {c.model_score} 分" if zh else f"model said {c.model_score}")
             + (why if c.model_reason else "")
         )
     if c.samples:
@@ -242,13 +242,13 @@ _STRONG = re.compile(r"^(?P<n>\d+) strong signal\(s\)$")
 _MODEL = re.compile(r"^model said (?P<n>\d+) \((?P<why>.*)\)$", re.S)
 
 
-def _reason_text(reason: str, lang: Lang, *, missing: bool) -> str:
+def reason_text(reason: str, lang: Lang, *, missing: bool = True) -> str:
     """A report written before `Coverage` existed: its reason string read back into words."""
     head, sep, miss = reason.partition("missing: ")
     out: list[str] = []
     for part in (x.strip() for x in head.split("; ") if x.strip()):
         if m := _COVERED.match(part):
-            c = Coverage(covered=int(m["have"]), expected=int(m["all"]))
+            c = Coverage(covered=int(m["have"]), expected=int(m["all"]), share=int(m["pct"]) / 100)
             out.append(coverage_text(c, lang))
         elif m := _STRONG.match(part):
             n = int(m["n"])
@@ -273,7 +273,7 @@ def why_text(ds: DimensionScore, lang: Lang, *, missing: bool = True, caps: bool
     text = (
         coverage_text(ds.coverage, lang, missing=missing)
         if ds.coverage is not None
-        else _reason_text(ds.reason, lang, missing=missing)
+        else reason_text(ds.reason, lang, missing=missing)
     )
     if caps and ds.caps:
         text += " · " + "; ".join(cap_text(c, lang) for c in ds.caps)

@@ -76,6 +76,9 @@ class Coverage(BaseModel):
 
     covered: int = Field(ge=0, description="expected items of this dimension the answer covered")
     expected: int = Field(ge=0, description="expected items of this dimension in scope")
+    share: float = Field(
+        ge=0, le=1, description="the covered items' share of the items' weight: what the level is read from"
+    )
     missing: list[str] = Field(
         default_factory=list, description="the items not covered, in the report's language, rubric order"
     )
@@ -88,15 +91,13 @@ class Coverage(BaseModel):
     )
     model_reason: str | None = None
     samples: list[int] | None = Field(
-        default=None, description="each sample's score when the score is the median of several samples"
+        default=None,
+        exclude_if=_absent,
+        description="each sample's score when the score is the median of several samples",
     )
     sample_score: int | None = Field(
-        default=None, description="the score of the sample whose checklist is shown"
+        default=None, exclude_if=_absent, description="the score of the sample whose checklist is shown"
     )
-
-    @property
-    def share(self) -> float:
-        return self.covered / self.expected if self.expected else 0.0
 
 
 class DimensionScore(BaseModel):

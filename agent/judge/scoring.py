@@ -203,6 +203,7 @@ def score_round(
                 coverage=Coverage(
                     covered=len(got),
                     expected=len(mine),
+                    share=cov,
                     missing=miss,
                     strong_signals=n_strong,
                     weak_signals=[w.id for w in n_weak],

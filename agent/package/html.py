@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from html import escape
 
-from agent.contracts.labels import cap_text, flag_line
+from agent.contracts.labels import cap_text, flag_line, reason_text
 from agent.package.labels import (
     name,
     note_text,
     number,
     owner_name,
     plan_name,
-    reason_text,
     seconds,
     status,
     t,

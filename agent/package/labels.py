@@ -251,44 +251,6 @@ def owner_name(owner: str | None) -> str | None:
     return owner
 
 
-_COVERED = re.compile(r"^(?P<have>\d+)/(?P<all>\d+) expected items covered \((?P<pct>\d+)%\)$")
-_STRONG = re.compile(r"^(?P<n>\d+) strong signal\(s\)$")
-_MODEL = re.compile(r"^model said (?P<n>\d+) \((?P<why>.*)\)$", re.S)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def reason_text(reason: str, lang: Lang) -> str:
-    """The judge's reason ("3/18 expected items covered (16%); 2 strong signal(s); weak: hpa-180;
-    missing: a; b") in the session's language, with no rubric ids (a weak signal is counted, not named)."""
-    head, sep, missing = reason.partition("missing: ")
-    parts = [x.strip() for x in head.split("; ") if x.strip()]
-    out: list[str] = []
-    for part in parts:
-        if m := _COVERED.match(part):
-            out.append(
-                f"覆盖了 {m['all']} 项期望要点中的 {m['have']} 项（{m['pct']}%）"
-                if lang == "zh"
-                else f"{m['have']} of {m['all']} expected items covered ({m['pct']}%)"
-            )
-        elif m := _STRONG.match(part):
-            n = int(m["n"])
-            out.append(f"{n} 个强信号" if lang == "zh" else _plural(n, "strong signal"))
-        elif part.startswith("weak: "):
-            n = len([w for w in part[6:].split(",") if w.strip()])
-            out.append(f"{n} 个弱信号" if lang == "zh" else _plural(n, "weak signal"))
-        elif m := _MODEL.match(part):
-            out.append(f"模型给 {m['n']} 分（{m['why']}）" if lang == "zh" else part)
-        else:
-            out.append(part)
-    if sep:
-        miss = missing.strip()
-        out.append(f"缺少：{miss.replace('; ', '；')}" if lang == "zh" else f"missing: {miss}")
-    return ("；" if lang == "zh" else "; ").join(out)
-
-
 _GIVEN_IDS = re.compile(r"(?P<sep>[:：]\s*)(?P<ids>given-[a-z0-9-]+(?:,\s*given-[a-z0-9-]+)*)\s*$")
 
 

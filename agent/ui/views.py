@@ -6,12 +6,11 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent.contracts.labels import cap_text, flag_line
+from agent.contracts.labels import cap_text, flag_line, why_text
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.contracts.transcript import Transcript, TranscriptRound
 from agent.overrides import EffectiveScore, Override, effective_totals
 from agent.package.labels import name as package_name
-from agent.package.labels import reason_text
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, EvidenceItem, Lang
 from agent.ui.strings import t
@@ -109,8 +108,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         ds = reasons.get(d)
         why = ""
         if ds:  # the level reached, then how the checklist got there (missing items are listed below)
-            why = f"{ds.level} — {reason_text(ds.reason.split('; missing: ')[0], lang)}"
-            why += f" · {'; '.join(cap_text(c, lang) for c in ds.caps)}" if ds.caps else ""
+            why = f"{ds.level} — {why_text(ds, lang, missing=False)}"
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {_md(why)} |")
     out.append("")
     if ra.flags:
@@ -199,8 +197,7 @@ def review_html(
                 f"{_colon(ui)} {_md(o.reason)}</p>"
             )
         if ds:
-            why = f"{ds.level} — {reason_text(ds.reason, ui)}"
-            why += f" · {'; '.join(cap_text(c, ui) for c in ds.caps)}" if ds.caps else ""
+            why = f"{ds.level} — {why_text(ds, ui)}"
             details.append(f"<p><b>{html.escape(t('rationale', ui))}{_colon(ui)}</b> {_md(why)}</p>")
         said = ra.quotes.get(e.dimension, [])[:quotes_shown]
         if said:

@@ -75,7 +75,12 @@ def test_why_a_dimension_scored_reads_from_its_coverage_fields_in_either_languag
     from agent.contracts.report import Coverage, DimensionScore
 
     cov = Coverage(
-        covered=2, expected=6, missing=["a", "b", "c", "d"], strong_signals=1, weak_signals=["hpa-180"]
+        covered=2,
+        expected=6,
+        share=2 / 6,
+        missing=["a", "b", "c", "d"],
+        strong_signals=1,
+        weak_signals=["hpa-180"],
     )
     ds = DimensionScore(
         dimension="accuracy",
