@@ -22,7 +22,7 @@ from agent.overrides import OverrideLog
 from agent.ui.auth import add_reviewer, add_user
 from tests.graph.script import answers_of
 from tests.ui.conftest import free_port
-from tests.ui.test_api import GOOD_ANSWER, P_QUESTION, P_SID, P_STATUS, R_LOG, R_STATUS
+from tests.ui.test_api import GOOD_ANSWER, P_QUESTION, P_SID, P_STATUS, R_LOG, R_STATUS, log_rows
 
 Client = pytest.importorskip("gradio_client").Client
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "rita": "rita-password"}
@@ -122,7 +122,7 @@ def test_two_app_replicas_share_sessions_overrides_and_users(
     assert msg.startswith("✓") and "rita" in msg, msg
 
     seen = alice_b.predict(sid, "en", api_name="/open_session_report")  # the override, on the other replica
-    assert any(row[6] == "rita" and row[7] == "second reviewer" for row in seen[R_LOG]["data"]), seen[R_LOG]
+    assert any(row[8] == "rita" and row[9] == "second reviewer" for row in log_rows(seen[R_LOG])), seen[R_LOG]
     [row] = OverrideLog().rows(sid)
     assert (row.reviewer, row.human_score) == ("rita", 5)
     assert OverrideLog().verify().ok
