@@ -147,6 +147,13 @@ GATES: dict[str, Label] = {
         "en": ("Wrong claims", "Wrong claims make the rest of the answer less trustworthy."),
         "zh": ("错误说法", "错误说法使回答其余部分的可信度下降。"),
     },
+    "wrong_core": {
+        "en": (
+            "Core mechanism wrong",
+            "Accuracy is 1: evidence, trade-offs and checks about a mechanism that is not there earn nothing.",
+        ),
+        "zh": ("核心机制错误", "准确性为 1：围绕不存在的机制给出的证据、权衡和验证不得分。"),
+    },
     "weak signal": {
         "en": ("A known weak answer", "The answer matches a pattern the rubric lists as a weak signal."),
         "zh": ("常见的弱回答", "回答符合评分标准列出的弱信号。"),

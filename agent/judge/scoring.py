@@ -139,6 +139,7 @@ def score_round(
     scores: dict[Dimension, int] = {}
     quotes: dict[Dimension, list[str]] = {}
     band_width = int(cfg["band"])
+    wrong_core: dict[str, int] = cfg.get("wrong_core_caps", {})  # accuracy is scored first (DIMENSIONS order)
     shown: set[str] = set()
     overall = sum(i.weight for i in items if i.id in covered) / (sum(i.weight for i in items) or 1.0)
     for d in DIMENSIONS:
@@ -167,6 +168,8 @@ def score_round(
         holistic = checklist.holistic.get(d)
         if holistic is not None:
             score = min(max(holistic.score, lo), hi)
+        if d != "accuracy" and scores["accuracy"] == 1 and d in wrong_core:
+            bounds.cap(d, int(wrong_core[d]), "wrong_core")
         score, applied = bounds.apply(d, score)
         if scores_given is not None:
             score = scores_given[d]

@@ -257,3 +257,30 @@ def test_eviction_in_other_words_is_not_happy_path_only(rubric: Rubric) -> None:
     evicts = CONCEPTS_HAPPY + " Out of pages, the scheduler evicts a running request and recomputes it later."
     assert "happy_path_only" in assess_answer(rubric, "concepts", CONCEPTS_HAPPY, "en").flags
     assert "happy_path_only" not in assess_answer(rubric, "concepts", evicts, "en").flags
+
+
+CONCEPTS_WRONG_CORE = (
+    "PagedAttention pages the KV cache out to CPU memory when the GPU is full and swaps it back on demand, like "
+    "OS virtual memory; continuous batching waits until the current batch has finished and then admits the next "
+    "batch; prefix caching stores whole responses keyed by the prompt text and returns them without running the "
+    "model. I would check vllm/v1/core/block_pool.py and vllm/v1/core/sched/scheduler.py, watch TTFT p99 and the "
+    "KV usage metric on Grafana, and if the hit rate drops after an upgrade, roll back the image and compare."
+)
+
+
+def test_a_wrong_core_earns_nothing_for_its_evidence_tradeoffs_and_checks(rubric: Rubric) -> None:
+    """Accuracy 1 (the mechanisms themselves are wrong): paths, metrics and a rollback plan about a mechanism that
+    is not there do not lift evidence, trade-offs or validation above the lexicon's wrong_core_caps; the cap is
+    named on each dimension it lowered. Communication is judged on its own."""
+    caps = rubric.lexicon["scoring"]["wrong_core_caps"]
+    ra = assess_answer(rubric, "concepts", CONCEPTS_WRONG_CORE, "en")
+    assert ra.scores["accuracy"] == 1, ra.scores
+    for d, cap in caps.items():
+        assert ra.scores[d] <= cap, (d, ra.scores)
+    by_dim = {ds.dimension: ds for ds in ra.dimensions}
+    assert any(c.startswith("wrong_core") for d in caps for c in by_dim[d].caps), [
+        ds.caps for ds in ra.dimensions
+    ]
+    assert "communication" not in caps
+    strong = assess_answer(rubric, "concepts", CONCEPTS_STRONG, "en")
+    assert not any(c.startswith("wrong_core") for ds in strong.dimensions for c in ds.caps)
