@@ -215,6 +215,9 @@ def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
     weak signal is counted, not named): "5 of 8 expected items covered (62%); 1 strong signal; missing: …"."""
     zh = lang == "zh"
     pct = f"{c.share:.0%}"  # as the judge's reason string writes it
+    if c.round_share is not None:
+        r = f"{c.round_share:.0%}"
+        pct = f"计入整轮覆盖 {r} 后为 {pct}" if zh else f"{pct}, counting the round's {r}"
     out = [f"覆盖了 {c.expected} 项期望要点中的 {c.covered} 项（{pct}）" if zh else f"{c.covered} of {c.expected} expected items covered ({pct})"]  # fmt: skip
     if c.strong_signals:
         out.append(f"{c.strong_signals} 个强信号" if zh else _plural(c.strong_signals, "strong signal"))
@@ -245,6 +248,7 @@ def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
 
 
 _COVERED = re.compile(r"^(?P<have>\d+)/(?P<all>\d+) expected items covered \((?P<pct>\d+)%\)$")
+_ROUND = re.compile(r"^round coverage (?P<pct>\d+)%$")
 _STRONG = re.compile(r"^(?P<n>\d+) strong signal\(s\)$")
 _MODEL = re.compile(r"^model said (?P<n>\d+) \((?P<why>.*)\)$", re.S)
 
@@ -253,10 +257,15 @@ def reason_text(reason: str, lang: Lang, *, missing: bool = True) -> str:
     """A report written before `Coverage` existed: its reason string read back into words."""
     head, sep, miss = reason.partition("missing: ")
     out: list[str] = []
-    for part in (x.strip() for x in head.split("; ") if x.strip()):
+    parts = [x.strip() for x in head.split("; ") if x.strip()]
+    for k, part in enumerate(parts):
         if m := _COVERED.match(part):
             c = Coverage(covered=int(m["have"]), expected=int(m["all"]), share=int(m["pct"]) / 100)
+            if k + 1 < len(parts) and (r := _ROUND.match(parts[k + 1])):
+                c.round_share = int(r["pct"]) / 100
             out.append(coverage_text(c, lang))
+        elif _ROUND.match(part):
+            continue
         elif m := _STRONG.match(part):
             n = int(m["n"])
             out.append(f"{n} 个强信号" if lang == "zh" else _plural(n, "strong signal"))

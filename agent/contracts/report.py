@@ -79,6 +79,13 @@ class Coverage(BaseModel):
     share: float = Field(
         ge=0, le=1, description="the covered items' share of the items' weight: what the level is read from"
     )
+    round_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        exclude_if=_absent,
+        description="the round's overall covered share, which `share` is pulled towards (lexicon coverage_prior)",
+    )
     missing: list[str] = Field(
         default_factory=list, description="the items not covered, in the report's language, rubric order"
     )

@@ -139,6 +139,7 @@ def score_round(
     scores: dict[Dimension, int] = {}
     quotes: dict[Dimension, list[str]] = {}
     band_width = int(cfg["band"])
+    prior = float(cfg.get("coverage_prior", 0.0))
     wrong_core: dict[str, int] = cfg.get("wrong_core_caps", {})  # accuracy is scored first (DIMENSIONS order)
     shown: set[str] = set()
     overall = sum(i.weight for i in items if i.id in covered) / (sum(i.weight for i in items) or 1.0)
@@ -146,6 +147,10 @@ def score_round(
         mine = [i for i in items if d in i.dimensions]
         total_w = sum(i.weight for i in mine) or 1.0
         cov = sum(i.weight for i in mine if i.id in covered) / total_w
+        if (
+            mine
+        ):  # a dimension with few items is not decided by one of them: shrunk towards the round's coverage
+            cov = (cov * total_w + prior * overall) / (total_w + prior)
         n_strong = sum(1 for s in strong_present if d in strong_defs[s.id].dimensions)
         has_strong = any(d in s.dimensions for s in strong_defs.values())
         level = _level(cov, n_strong, has_strong, cfg)
@@ -185,6 +190,8 @@ def score_round(
         got = [i.text.get(lang) for i in mine if i.id in covered]
         miss = [i.text.get(lang).rstrip("。.") for i in mine if i.id not in covered]
         reason_parts = [f"{len(got)}/{len(mine)} expected items covered ({cov:.0%})"]
+        if mine and prior:
+            reason_parts.append(f"round coverage {overall:.0%}")
         if n_strong:
             reason_parts.append(f"{n_strong} strong signal(s)")
         if n_weak:
@@ -207,6 +214,7 @@ def score_round(
                     covered=len(got),
                     expected=len(mine),
                     share=cov,
+                    round_share=overall if mine and prior else None,
                     missing=miss,
                     strong_signals=n_strong,
                     weak_signals=[w.id for w in n_weak],

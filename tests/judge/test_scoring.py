@@ -284,3 +284,31 @@ def test_a_wrong_core_earns_nothing_for_its_evidence_tradeoffs_and_checks(rubric
     assert "communication" not in caps
     strong = assess_answer(rubric, "concepts", CONCEPTS_STRONG, "en")
     assert not any(c.startswith("wrong_core") for ds in strong.dimensions for c in ds.caps)
+
+
+def test_a_dimension_with_few_items_is_pulled_towards_the_rounds_coverage(rubric: Rubric) -> None:
+    """lexicon scoring.coverage_prior: each dimension's share moves towards the round's overall share (never past
+    it), the report keeps both, and the words for it say so in either language."""
+    import copy
+    import dataclasses
+
+    from agent.contracts.labels import coverage_text, reason_text
+
+    lexicon = copy.deepcopy(rubric.lexicon)
+    lexicon["scoring"]["coverage_prior"] = 0.0
+    flat = dataclasses.replace(rubric, lexicon=lexicon)
+    assert float(rubric.lexicon["scoring"]["coverage_prior"]) > 0
+    pulled = assess_answer(rubric, "concepts", CONCEPTS_STRONG, "en")
+    own = assess_answer(flat, "concepts", CONCEPTS_STRONG, "en")
+    moved = 0
+    for p, o in zip(pulled.dimensions, own.dimensions, strict=True):
+        assert p.coverage is not None and o.coverage is not None
+        assert o.coverage.round_share is None and p.coverage.round_share is not None
+        r = p.coverage.round_share
+        assert min(o.coverage.share, r) - 1e-9 <= p.coverage.share <= max(o.coverage.share, r) + 1e-9
+        moved += abs(p.coverage.share - o.coverage.share) > 0.01
+        assert "counting the round's" in coverage_text(p.coverage, "en")
+        assert "计入整轮覆盖" in coverage_text(p.coverage, "zh")
+        assert reason_text(p.reason, "en").split("; ")[0] == coverage_text(p.coverage, "en").split("; ")[0]
+    assert moved, "no dimension's share moved"
+    assert "counting the round's" not in coverage_text(own.dimensions[0].coverage, "en")  # type: ignore[arg-type]
