@@ -7,6 +7,8 @@ alone. A fake OpenAI-compatible server checks the vLLM judge sends K different r
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import statistics
 from collections.abc import Sequence
@@ -150,8 +152,17 @@ def test_the_median_and_the_spread_of_samples_that_differ(rubric: Rubric, t003: 
     assert "deterministic" not in md
 
 
+def _without_prior(rubric: Rubric) -> Rubric:
+    """The rubric with each dimension scored from its own items alone (no pull towards the round's coverage), so
+    samples covering different halves of the items differ by dimension as much as they can."""
+    lexicon = copy.deepcopy(rubric.lexicon)
+    lexicon["scoring"]["coverage_prior"] = 0.0
+    return dataclasses.replace(rubric, lexicon=lexicon)
+
+
 def test_a_median_no_sample_gave_is_scored_through(rubric: Rubric, t003: Transcript) -> None:
     """Samples good at different dimensions: the median vector is nobody's, the round is re-scored."""
+    rubric = _without_prior(rubric)
     plan = {0: "first", 1: "second", 2: "none"}
     rep = grade_samples(rubric, t003, 3, judge=ScriptedJudge(plan), info=_info(rubric))
     alone = [_alone(rubric, t003, plan, s) for s in range(3)]
@@ -295,7 +306,9 @@ def test_a_different_number_of_samples_is_a_different_provenance(rubric: Rubric,
 def test_grade_files_with_samples_replays_through_the_graph(rubric: Rubric) -> None:
     files = [EXAMPLES / "t-001.json", EXAMPLES / "t-002.json"]
     plan = {0: "none", 1: "all", 2: "half"}
-    outcomes = grade_files(rubric, files, judge=ScriptedJudge(plan), info=_info(rubric), samples=3, replay=grade_with_graph)
+    outcomes = grade_files(
+        rubric, files, judge=ScriptedJudge(plan), info=_info(rubric), samples=3, replay=grade_with_graph
+    )
     for o, f in zip(outcomes, files, strict=True):
         assert o.error is None and o.report is not None and o.report.samples is not None
         t = load_transcript(f)

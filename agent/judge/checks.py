@@ -99,6 +99,10 @@ _TIME_BOX_LEAD = re.compile(
 _TIME_UNIT = re.compile(r"\s*(min\b|mins\b|minutes\b|分钟|h\b|hours?\b|小时)", re.IGNORECASE)
 
 
+_SCALE = {"k": 1e3, "万": 1e4, "m": 1e6}
+"""A suffix written straight after a number that scales it (`4k tokens`, `3.2万`)."""
+
+
 def _value(text: str) -> float:
     return float(text.replace(",", ""))
 
@@ -111,9 +115,11 @@ def given_values(text: str) -> frozenset[float]:
 _SHOWN = re.compile(r"\d\s*[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
 _MODEL_NAME = re.compile(
-    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型)", re.I
+    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在)",
+    re.I,
 )
-"""`an 8B-class instruct model`, `14B dense 模型`: a model named by its size, not a quantity the candidate claims."""
+"""`an 8B-class instruct model`, `14B dense 模型`, `a 70B on H100s`: a model named by its size, not a quantity the
+candidate claims."""
 _ASKING = re.compile(r"\s*([-*•]\s*)?(what|what's|which|how|is|are|does|do|whether|can|could|should)\b", re.I)
 """A sentence opening with a question word asks when it holds a question mark or follows a question."""
 _HARDWARE = re.compile(
@@ -203,7 +209,8 @@ def numbers(
                 s.text[max(0, m.start() - 16) : m.start()]
             ):
                 continue
-            if v in given or v in asked[s.question]:
+            scale = _SCALE.get(s.text[m.end() : m.end() + 1].lower(), 1.0)  # 3k, 4K, 3.2万
+            if v in given or v in asked[s.question] or v * scale in given or v * scale in asked[s.question]:
                 out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
                 continue
             label = None
@@ -345,6 +352,17 @@ def honest_unknown(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None
     return None
 
 
+def retracted(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
+    """The sentences the candidate takes back: each one followed, in its turn, by a sentence that opens with a
+    retraction (lexicon `retractions`: "Wait, no, …", "不对，…"). Their numbers and arithmetic are not claims."""
+    terms = lex.get("retractions", [])
+    return {
+        sents[k - 1].idx
+        for k in range(1, len(sents))
+        if sents[k].turn == sents[k - 1].turn and any_term(sents[k].lower, terms)
+    }
+
+
 def run_checks(
     round_id: str,
     answer: str,
@@ -364,6 +382,8 @@ def run_checks(
     inj = injected(all_sents, lex, answer)
     inj_ids = {s.idx for s in inj}
     clean = [s for s in all_sents if s.idx not in inj_ids]
+    taken_back = retracted(clean, lex)
+    claims = [s for s in clean if s.idx not in taken_back]  # what the candidate still stands by
     lower = " ".join(s.lower for s in clean)
     failure = (
         match_cues(failure_cues, answer, clean).found
@@ -374,7 +394,7 @@ def run_checks(
         rollback_cues is not None and match_cues(rollback_cues, answer, clean).found
     )
 
-    nums = numbers(clean, lex, given_values(given_text))
+    nums = numbers(claims, lex, given_values(given_text))
     paths: list[PathFinding] = []
     cited = cited_paths(" ".join(s.text for s in clean))
     if cited:
@@ -384,7 +404,7 @@ def run_checks(
     checks = Checks(
         numbers=nums,
         unlabeled_numbers=list(dict.fromkeys(n.text for n in nums if n.label is None)),  # each once
-        fabricated=fabricated(clean, lex),
+        fabricated=fabricated(claims, lex),
         injection=[s.text for s in inj],
         paths=paths,
         happy_path_only=not (failure or rollback or any_term(lower, lex.get("boundary_caveats", []))),
@@ -399,6 +419,6 @@ def run_checks(
     )
     if round_id == "capacity":
         # the computation answers the round's prompt; follow-ups (FP8, H_kv=2) change the numbers on purpose
-        first = [s for s in clean if s.turn == clean[0].turn] if clean else []
+        first = [s for s in claims if s.turn == claims[0].turn] if claims else []
         checks.capacity = capacity.check_answer(" ".join(s.text for s in first), capacity_params)
     return checks

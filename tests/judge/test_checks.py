@@ -289,3 +289,51 @@ def test_a_sentence_on_the_rounds_subject_is_substantive_and_pleasantries_are_no
         < run_checks("project-experience", story, lex, topic=topic).sentences
     )
     assert run_checks("project-experience", fluff, lex, topic=topic).sentences == 0
+
+
+_SLIP = (
+    "Weights: 40e9 × 2 bytes is about 74.5 GiB, 18.6 GiB per rank. Budget per rank: 80 − 18.6 − 12 − 8 ≈ 41.4 GiB, "
+    "derived. KV per token, derived: 2 × 60 × 8 × 128 × 2 = 245,760 bytes; a p95 request of 4,000 tokens is about "
+    "0.916 GiB, derived. So 41.4 / 0.916 is about 45 requests. {retract} The 8 KV heads split two per rank, so per "
+    "rank a request is about 0.229 GiB, derived, and 41.4 / 0.229 ≈ 180 requests, an upper bound."
+)
+
+
+@pytest.mark.parametrize(
+    "retract",
+    [
+        "Wait, no, that mixes a per-rank budget with whole-model KV.",
+        "不对，刚才把每卡预算和整模型 KV 混在一起了。",
+    ],
+)
+def test_a_sentence_the_candidate_takes_back_is_no_claim(retract: str, lex: dict[str, Any]) -> None:
+    """A slip the candidate retracts at once ("Wait, no, …" / "不对，…") is neither a unit error nor a number
+    it claims; the same slip left standing is both."""
+    taken_back = run_checks("capacity", _SLIP.format(retract=retract), lex)
+    assert taken_back.capacity is not None and taken_back.capacity.verdict == "correct", taken_back.capacity
+    assert all(n.text != "45" for n in taken_back.numbers)
+    standing = run_checks("capacity", _SLIP.format(retract="Moving on."), lex)
+    assert standing.capacity is not None and standing.capacity.verdict == "unit_or_sharding_error"
+    assert any(n.text == "45" for n in standing.numbers)
+
+
+def test_a_number_scaled_by_its_suffix_is_the_given_one(lex: dict[str, Any]) -> None:
+    """`3k + 1k = 4k tokens` repeats the question's 3,000 and 1,000; `a 70B on H100s` names a model."""
+    c = run_checks(
+        "capacity",
+        "A p95 request is 3k + 1k tokens. Once, a 70B on H100s ran out of KV before the spreadsheet said.",
+        lex,
+        given_text="p95 input 3,000 tokens and output 1,000 tokens",
+    )
+    assert {n.text: n.label for n in c.numbers}.get("3") == "given", c.numbers
+    assert not c.unlabeled_numbers, c.unlabeled_numbers
+
+
+def test_a_symptom_of_the_whole_pool_is_not_a_change_to_it(lex: dict[str, Any]) -> None:
+    hypothesis = (
+        "我先说一个工作假设：canary 只占 10%，全池 TPOT 却涨了三倍多，最可能是 canary 每步 decode 变慢。"
+    )
+    assert run_checks("incident", hypothesis, lex).mutation_before_evidence is None
+    assert (
+        run_checks("incident", "先把全池重启一遍。然后看看情况。", lex).mutation_before_evidence is not None
+    )
