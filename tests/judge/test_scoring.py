@@ -312,3 +312,25 @@ def test_a_dimension_with_few_items_is_pulled_towards_the_rounds_coverage(rubric
         assert reason_text(p.reason, "en").split("; ")[0] == coverage_text(p.coverage, "en").split("; ")[0]
     assert moved, "no dimension's share moved"
     assert "counting the round's" not in coverage_text(own.dimensions[0].coverage, "en")  # type: ignore[arg-type]
+
+
+def test_a_thin_but_right_answer_is_core_right_not_wrong(rubric: Rubric) -> None:
+    """The generic anchor '3 = core right but thin': a medium answer with a few correct sentences and no weak
+    signal gets accuracy 3 from lexicon floors.accuracy, where its coverage alone reads 2; a wrong core still
+    drops to 1 after the floor."""
+    import copy
+    import dataclasses
+    from pathlib import Path
+
+    from agent.calibration.evaluation import load_graded_set
+
+    lexicon = copy.deepcopy(rubric.lexicon)
+    floors = lexicon["scoring"]["floors"]
+    floors["accuracy"] = [f for f in floors["accuracy"] if f["level"] < 3]
+    without = dataclasses.replace(rubric, lexicon=lexicon)
+    graded = load_graded_set(Path(__file__).resolve().parents[2] / "eval/graded/dev/a1.yaml")
+    [medium] = [a for a in graded.answers if a.id == "a1-concepts-medium-zh"]
+    assert medium.expected.scores["accuracy"] == (3, 4)
+    assert assess_answer(rubric, medium.round, medium.as_answer(), medium.language).scores["accuracy"] == 3
+    assert assess_answer(without, medium.round, medium.as_answer(), medium.language).scores["accuracy"] == 2
+    assert assess_answer(rubric, "concepts", CONCEPTS_WRONG_CORE, "en").scores["accuracy"] == 1
