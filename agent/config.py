@@ -12,6 +12,8 @@ from pathlib import Path
 
 APP_NAME = "vllm-interview-coach"
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+COUNT_SIDECAR = ".count"
+"""Beside the session store and the override log: how many rows each has held (a truncation check)."""
 
 
 def owner_only(path: Path) -> None:
@@ -28,7 +30,7 @@ def owner_only(path: Path) -> None:
 
 def private_sqlite(path: Path, *, create: bool = True) -> None:
     """Before SQLite opens `path`: create it empty with mode 0600 when absent (`create`), and make it and
-    its -wal/-shm/-journal owner-only. SQLite gives the files it adds the database file's mode, so they
+    its -wal/-shm/-journal and its .count sidecar owner-only. SQLite gives the files it adds the database file's mode, so they
     are 0600 too. A folder that is missing or read-only is left for SQLite to report."""
     if create:
         try:
@@ -37,7 +39,7 @@ def private_sqlite(path: Path, *, create: bool = True) -> None:
             pass
         else:
             os.close(fd)
-    for p in (path, *(path.with_name(path.name + s) for s in SQLITE_SIDE_FILES)):
+    for p in (path, *(path.with_name(path.name + s) for s in (*SQLITE_SIDE_FILES, COUNT_SIDECAR))):
         owner_only(p)
 
 

@@ -66,9 +66,11 @@ def test_the_override_log_is_0600(tmp_path: Path) -> None:
     log = OverrideLog(tmp_path / "overrides.sqlite")
     log.append(_override())
     assert mode(log.path) == 0o600
+    count = log.path.with_name(log.path.name + ".count")
     log.path.chmod(0o644)
-    log.rows()  # reading fixes it too
-    assert mode(log.path) == 0o600
+    count.chmod(0o644)
+    log.rows()  # reading fixes it too, and the row-count sidecar beside it
+    assert (mode(log.path), mode(count)) == (0o600, 0o600)
     log.path.chmod(0o664)
     log.append(_override())
     assert mode(log.path) == 0o600
@@ -119,3 +121,14 @@ def test_a_users_file_written_by_hand_is_tightened_when_read(tmp_path: Path) -> 
     f.write_text("alice:long-enough-password\n", encoding="utf-8")
     f.chmod(0o644)
     assert set(load_users({}, f)) == {"alice"} and mode(f) == 0o600
+
+
+def test_a_count_sidecar_left_world_readable_is_tightened_with_its_store(tmp_path: Path) -> None:
+    """The session store's and the override log's `.count` files say how many rows each held; one an earlier
+    version left 0644 is made 0600 when its database is opened, not only when it is next rewritten."""
+    db = tmp_path / "sessions.sqlite"
+    count = db.with_name(db.name + ".count")
+    count.write_text('{"sessions": 2}')
+    count.chmod(0o644)
+    config.private_sqlite(db)
+    assert (mode(db), mode(count)) == (0o600, 0o600)
