@@ -212,7 +212,11 @@ def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
             upd["snippets"] = [s.model_dump(mode="json") for s in ctx.retrieve(last.text)]
         except Exception as e:  # retrieval is an aid: the interview goes on without it, and says so
             upd["snippets"] = []
-            upd["notice"] = wording.say("no_snippets", state["language"], why=str(e)[:200])
+            upd["notice"] = (
+                wording.say("index_not_built", state["language"])
+                if getattr(e, "not_built", False)
+                else wording.say("no_snippets", state["language"], why=str(e)[:200])
+            )
     return upd
 
 

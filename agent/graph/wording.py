@@ -73,6 +73,10 @@ _W: dict[str, dict[Lang, str]] = {
         "zh": "本次回答无法检索源码片段：{why}",
     },
     "asked_for": {"en": "the candidate asked for: {fact}", "zh": "候选人问到：{fact}"},
+    "index_not_built": {
+        "en": "No vLLM source index is built yet (run `interview index build`): this answer is graded without source snippets.",
+        "zh": "尚未建立 vLLM 源码索引（运行 `interview index build`）：本次回答在没有源码片段的情况下评分。",
+    },
 }
 
 

@@ -13,7 +13,12 @@ Retriever = Callable[[str, int], "list[Snippet]"]
 
 
 class SourcesUnavailable(RuntimeError):
-    """No index to query (not built, or its dependencies are not installed)."""
+    """No index to query (not built, or its dependencies are not installed). `not_built`: the index was simply
+    never built, which the interface says in its own language."""
+
+    def __init__(self, why: str, *, not_built: bool = False) -> None:
+        super().__init__(why)
+        self.not_built = not_built
 
 
 _lock = threading.Lock()
@@ -31,7 +36,9 @@ def default_retriever() -> Retriever:
             raise SourcesUnavailable(f"the knowledge index needs {e.name} (pip install '.[app]')") from e
         idx = SourceIndex()
         if not idx.status().built:
-            raise SourcesUnavailable("the source index is not built yet (interview index build)")
+            raise SourcesUnavailable(
+                "the source index is not built yet (interview index build)", not_built=True
+            )
 
         def query(text: str, k: int) -> list[Snippet]:
             return idx.query(text, k)

@@ -125,6 +125,10 @@ STRINGS: dict[str, dict[Lang, str]] = {
         "zh": "无法显示源码片段：{why}",
     },
     "no_sources": {"en": "No matching source snippet.", "zh": "没有匹配的源码片段。"},
+    "index_not_built": {
+        "en": "No vLLM source index is built yet: run `interview index build` to show source snippets here.",
+        "zh": "尚未建立 vLLM 源码索引：运行 `interview index build` 后，这里会显示源码片段。",
+    },
     "timer_hint": {"en": "elapsed / budget", "zh": "已用 / 预算"},
     "rounds_bar": {"en": "Rounds done in this session", "zh": "本次面试已完成的轮次"},
     "clock_bar": {"en": "Time used of this round's budget", "zh": "本轮时间预算的已用部分"},

@@ -103,3 +103,20 @@ def test_copilot_shows_source_snippets_when_an_index_is_built(monkeypatch: pytes
     p = start_session("concepts", "en")  # practice: no snippets to show
     p = answer(p.session_id, "Paged KV uses a block pool.", at_s=5)
     assert p.snippets == [] and len(asked) == 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("zh", "尚未建立 vLLM 源码索引"), ("en", "No vLLM source index is built yet")]
+)
+def test_copilot_without_an_index_says_so_in_the_sessions_language(
+    lang: str, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh data dir has no source index: the co-pilot's notice says so in the session's language (it
+    printed the index's English status line into Chinese sessions) and the interview goes on."""
+    pytest.importorskip("chromadb")
+    monkeypatch.setattr(graph_context, "_CTX", {})
+    v = start_session("concepts", lang, "copilot")  # type: ignore[arg-type]
+    v = answer(v.session_id, "Paged KV 把 KV cache 分成固定大小的 block。", at_s=5)
+    assert v.notice is not None and said in v.notice and "interview index build" in v.notice, v.notice
+    assert v.snippets == []
+    assert "no index built yet" not in v.notice  # the index's own status line stays out of it

@@ -52,3 +52,21 @@ def test_one_distinct_quote_per_dimension() -> None:
         }
     )
     assert views.distinct_quotes(ra) == {"accuracy": "same", "evidence": "other"}
+
+
+def test_a_missing_source_index_is_named_in_the_interface_language() -> None:
+    """The sources panel with no index built: the sentence is the interface language's own, not the index's
+    English status, and it names the command that builds it."""
+    from types import SimpleNamespace
+
+    from agent.ui.sources import SourcesUnavailable
+    from agent.ui.tabs.shared import snippets_for
+
+    def retriever() -> object:
+        raise SourcesUnavailable("the source index is not built yet (interview index build)", not_built=True)
+
+    ctx = SimpleNamespace(services=SimpleNamespace(retriever=retriever))
+    zh = snippets_for(ctx, "Paged KV", "zh")  # type: ignore[arg-type]
+    en = snippets_for(ctx, "Paged KV", "en")  # type: ignore[arg-type]
+    assert zh.startswith("尚未建立 vLLM 源码索引") and "interview index build" in zh and "not built" not in zh
+    assert en.startswith("No vLLM source index is built yet") and "interview index build" in en

@@ -138,7 +138,7 @@ def snippets_for(ctx: AppContext, text: str, ui: Lang) -> str:
     try:
         found = ctx.services.retriever()(text, SNIPPETS_SHOWN)
     except SourcesUnavailable as e:
-        return t("sources_unavailable", ui, why=str(e))
+        return t("index_not_built", ui) if e.not_built else t("sources_unavailable", ui, why=str(e))
     except Exception as e:  # the index is an aid: its failure must not break the interview
         return t("sources_unavailable", ui, why=f"{type(e).__name__}: {e}")
     return views.snippets_md(found, ui)
