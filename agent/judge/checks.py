@@ -112,14 +112,20 @@ def given_values(text: str) -> frozenset[float]:
     return frozenset(_value(m.group(0)) for m in _NUMBER.finditer(text))
 
 
-_SHOWN = re.compile(r"\d\s*[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
+_SHOWN = re.compile(r"\d\s*(?:[A-Za-z]{1,4}\s*)?[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
 _MODEL_NAME = re.compile(
-    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在)",
+    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在)"
+    r"|\d+(\.\d+)?\s?B\s*[、,，/]?\s*(bf16|fp16|fp8|int8|int4)\b",
     re.I,
 )
 """`an 8B-class instruct model`, `14B dense 模型`, `a 70B on H100s`: a model named by its size, not a quantity the
 candidate claims."""
+_PLAN_SHARE = re.compile(
+    r"(canary|灰度|traffic|流量|rollout|放量|切量)\W{0,8}$|^\s*%\s*(的)?\s*(of\s+)?(the\s+)?(canary|灰度|traffic|流量|rollout|requests|请求)",
+    re.I,
+)
+"""`10% canary`, `放 10% 流量`, `100% of the pool`: a share a plan chooses (or "all of"), not a quantity claimed."""
 _ASKING = re.compile(r"\s*([-*•]\s*)?(what|what's|which|how|is|are|does|do|whether|can|could|should)\b", re.I)
 """A sentence opening with a question word asks when it holds a question mark or follows a question."""
 _HARDWARE = re.compile(
@@ -164,6 +170,26 @@ def _lead(sents: Sequence[Sentence], k: int, most: int = 4) -> str:
     return " ".join(reversed(out))
 
 
+def _tail(sents: Sequence[Sentence], k: int, most: int = 2) -> str:
+    """A label in brackets closing `k`'s line: after the rest of `k`'s clause run (；: ,), past at most `most`
+    short number-free remarks, in `k`'s turn ("全模型 240 KiB = 245,760 B。层数只乘这一次。（算出来的）")."""
+    j, n = k, len(sents)
+    while (
+        j + 1 < n
+        and j - k < 4
+        and sents[j + 1].turn == sents[k].turn
+        and sents[j].text.rstrip().endswith(_CLAUSE_END)
+    ):
+        j += 1
+    for i in range(j + 1, min(n, j + 1 + most)):
+        s = sents[i]
+        if s.turn != sents[k].turn or len(s.text.strip()) > 24 or any(ch.isdigit() for ch in s.text):
+            break
+        if s.text.lstrip().startswith(("(", "（", "【", "[")):
+            return s.lower
+    return ""
+
+
 def numbers(
     sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
 ) -> list[NumberFinding]:
@@ -182,7 +208,7 @@ def numbers(
     blanket = _blanket(sents, labels, lex)
     seen: dict[float, str] = {}
     for k, s in enumerate(sents):
-        prev = _lead(sents, k)
+        prev = _lead(sents, k) + " " + _tail(sents, k)
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
         asking = _ASKING.match(s.text)
@@ -205,6 +231,12 @@ def numbers(
                 )
             ):
                 continue  # "0–5 min", "5–15 分钟", "first ~5 min": a plan's time box, not a claimed quantity
+            if s.text[m.end() : m.end() + 2].lstrip().startswith("%") and (
+                _PLAN_SHARE.search(s.text[max(0, m.start() - 16) : m.start()])
+                or _PLAN_SHARE.match(s.text[m.end() : m.end() + 24])
+                or (v == 100.0 and re.match(r"\s*%\s*of\b", s.text[m.end() :]))
+            ):
+                continue
             if _MODEL_NAME.match(s.text, m.start()) or _HARDWARE.search(
                 s.text[max(0, m.start() - 16) : m.start()]
             ):

@@ -337,3 +337,21 @@ def test_a_symptom_of_the_whole_pool_is_not_a_change_to_it(lex: dict[str, Any]) 
     assert (
         run_checks("incident", "先把全池重启一遍。然后看看情况。", lex).mutation_before_evidence is not None
     )
+
+
+def test_a_trailing_label_a_plan_share_and_a_model_size_are_not_unlabelled(lex: dict[str, Any]) -> None:
+    """A label after the line it closes ("… = 245,760 B。层数只乘这一次。（算出来的）"), a rollout share ("放 10%
+    流量", "a 5% canary", "100% of the pool") and a model named by size and dtype ("14B、BF16") are not
+    unlabelled numbers; the same numbers bare still are."""
+    labelled = run_checks(
+        "capacity",
+        "- 乘 60 层：每卡每 token 60 KiB = 61,440 B；全模型 240 KiB = 245,760 B。层数只乘这一次。（算出来的）\n"
+        "- 过了再放 10% 流量灰度一天；先切 a 5% canary, and a bad canary can hurt 100% of the pool.\n"
+        "- 推演部分：14B、BF16，权重大约 28 GB。",
+        lex,
+    )
+    assert labelled.unlabeled_numbers == [], labelled.unlabeled_numbers
+    bare = run_checks(
+        "capacity", "每卡每 token 60 KiB = 61,440 B；全模型 240 KiB = 245,760 B。QPS 涨了 10%。", lex
+    )
+    assert {"60", "240", "10"} <= set(bare.unlabeled_numbers), bare.unlabeled_numbers
