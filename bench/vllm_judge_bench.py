@@ -52,8 +52,9 @@ from agent.judge.assessment import assess_answer
 from agent.judge.checks import injected, run_checks
 from agent.judge.factory import DEFAULT_IN_FLIGHT
 from agent.judge.matching import sentences
+from agent.judge.parts import model_view, parts_of
 from agent.judge.runtime import JudgeServer, prepare_judge
-from agent.judge.vllm import VllmJudge, model_view, parts_of
+from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import RoundId
@@ -315,9 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             run.metrics = {m: after[m] - before[m] for m in METRICS}
             run.stats = dict(Counter(judge.stats) - before_stats)
             run.fallbacks = [
-                f"{a.id}: {r.fallback_reason}"
-                for a, r in zip(answers, results, strict=True)
-                if r.fell_back
+                f"{a.id}: {r.fallback_reason}" for a, r in zip(answers, results, strict=True) if r.fell_back
             ]
             runs.append(run)
             d = run.as_dict(len(answers))

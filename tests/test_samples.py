@@ -28,7 +28,8 @@ from agent.graph import grade_with_graph
 from agent.judge.base import Fill, JudgeUnavailable
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
-from agent.judge.vllm import VllmJudge, parts_of
+from agent.judge.parts import parts_of
+from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang, RoundId

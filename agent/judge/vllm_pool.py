@@ -37,7 +37,8 @@ from pydantic import BaseModel, Field
 
 from agent.judge.base import Fill
 from agent.judge.matching import Sentence
-from agent.judge.vllm import MEMO_SIZE, Part, VllmJudge, model_view
+from agent.judge.parts import Part, model_view
+from agent.judge.vllm import MEMO_SIZE, VllmJudge
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 

@@ -202,7 +202,8 @@ def test_report_files(rubric: Rubric, small_set: GradedSet, tmp_path: Path) -> N
 
 def test_each_repeated_run_is_sent_to_the_judge_in_full(rubric: Rubric, small_set: GradedSet) -> None:
     """The vLLM judge answers identical requests from memory; a repeat must not, or its spread is 0."""
-    from agent.judge.vllm import VllmJudge, parts_of
+    from agent.judge.parts import parts_of
+    from agent.judge.vllm import VllmJudge
     from tests.judge.test_vllm_faults import FakeJudge
 
     with FakeJudge("ok") as fake:
@@ -216,7 +217,9 @@ def test_each_repeated_run_is_sent_to_the_judge_in_full(rubric: Rubric, small_se
     assert len(fake.bodies) == 2 * distinct
 
 
-def test_run_eval_assesses_answers_at_once_with_the_same_figures(rubric: Rubric, small_set: GradedSet) -> None:
+def test_run_eval_assesses_answers_at_once_with_the_same_figures(
+    rubric: Rubric, small_set: GradedSet
+) -> None:
     """--concurrency keeps a vLLM judge's server busy: answers are assessed side by side (a judge that
     waits shows the overlap), and the figures are those of one answer at a time."""
     import threading

@@ -29,8 +29,9 @@ from agent.contracts.report import Report
 from agent.grading.batch import Outcome, grade_files
 from agent.graph import grade_with_graph
 from agent.judge.assessment import assess_answer
+from agent.judge.parts import Part, parts_of
 from agent.judge.runtime import prepare_judge
-from agent.judge.vllm import Part, VllmJudge, parts_of
+from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
@@ -140,7 +141,9 @@ def rubric() -> Rubric:
 
 def _grade_batch(rubric: Rubric, judge: VllmJudge) -> tuple[list[Outcome], float]:
     t0 = time.monotonic()
-    outcomes = grade_files(rubric, EXAMPLES, judge=judge, info=judge.info(rubric), concurrency=2, replay=grade_with_graph)
+    outcomes = grade_files(
+        rubric, EXAMPLES, judge=judge, info=judge.info(rubric), concurrency=2, replay=grade_with_graph
+    )
     return outcomes, time.monotonic() - t0
 
 
@@ -298,7 +301,9 @@ def test_the_judge_server_killed_mid_batch_the_rest_falls_back_and_the_batch_com
             judge.armed = True  # the first transcript is graded: kill during the next request
 
     t0 = time.monotonic()
-    outcomes = grade_files(rubric, EXAMPLES, judge=judge, info=info, on_done=on_done, concurrency=1, replay=grade_with_graph)
+    outcomes = grade_files(
+        rubric, EXAMPLES, judge=judge, info=info, on_done=on_done, concurrency=1, replay=grade_with_graph
+    )
     elapsed = time.monotonic() - t0
     reports = _reports(outcomes)
     assert judge.killed_at is not None

@@ -18,7 +18,9 @@ from agent.contracts.report import RoundAssessment
 from agent.judge.assessment import assess_answer
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.factory import set_in_flight
-from agent.judge.vllm import InFlight, VllmJudge, parts_of
+from agent.judge.in_flight import InFlight
+from agent.judge.parts import parts_of
+from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from tests.judge.test_vllm_faults import FAST_TIMEOUT, FakeJudge

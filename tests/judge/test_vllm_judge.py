@@ -35,17 +35,9 @@ from agent.judge import prompt
 from agent.judge.assessment import assess_answer
 from agent.judge.checks import injected, run_checks
 from agent.judge.matching import quote_in, sentences
+from agent.judge.parts import QUOTE_MAX, Part, json_schema, keys_of, model_view, part_model, parts_of
 from agent.judge.runtime import JudgeServer
-from agent.judge.vllm import (
-    QUOTE_MAX,
-    Part,
-    VllmJudge,
-    json_schema,
-    keys_of,
-    model_view,
-    part_model,
-    parts_of,
-)
+from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, ROUND_IDS, RoundId
