@@ -45,7 +45,7 @@ from typing import Any
 
 import httpx
 
-from agent.calibration.evaluation import GradedAnswer, load_graded_set
+from agent.calibration.evaluation import GradedAnswer, graded_dir, load_graded_set
 from agent.contracts.checklist import Checks
 from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.judge.assessment import assess_answer
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     rubric = load_rubric()
-    graded = load_graded_set().answers
+    graded = load_graded_set(graded_dir("dev") / "answers.yaml").answers  # a fixed file: dev grows by authors
     answers = graded[::2][: args.n]
     load_start = os.getloadavg()
     server: JudgeServer | None = None
