@@ -115,7 +115,7 @@ def given_values(text: str) -> frozenset[float]:
 _SHOWN = re.compile(r"\d\s*(?:[A-Za-z]{1,4}\s*)?[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
 _MODEL_NAME = re.compile(
-    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在)"
+    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级)"
     r"|\d+(\.\d+)?\s?B\s*[、,，/]?\s*(bf16|fp16|fp8|int8|int4)\b",
     re.I,
 )
@@ -126,6 +126,8 @@ _PLAN_SHARE = re.compile(
     re.I,
 )
 """`10% canary`, `放 10% 流量`, `100% of the pool`: a share a plan chooses (or "all of"), not a quantity claimed."""
+_RAMP = re.compile(r"\d+(\.\d+)?\s*%\s*(→|->|=>|➝)\s*\d+(\.\d+)?\s*%")
+"""A rollout ramp: `10% → 50% → 100%`."""
 _ASKING = re.compile(r"\s*([-*•]\s*)?(what|what's|which|how|is|are|does|do|whether|can|could|should)\b", re.I)
 """A sentence opening with a question word asks when it holds a question mark or follows a question."""
 _HARDWARE = re.compile(
@@ -231,6 +233,10 @@ def numbers(
                 )
             ):
                 continue  # "0–5 min", "5–15 分钟", "first ~5 min": a plan's time box, not a claimed quantity
+            if (
+                m.start() > 0 and s.text[m.start() - 1] == "[" and re.match(r"[smhd]\]", s.text[m.end() :])
+            ) or (_RAMP.search(s.text[max(0, m.start() - 12) : m.end() + 12])):
+                continue  # a PromQL range ("[5m]"), a rollout ramp ("10% → 50% → 100%"): no claims
             if s.text[m.end() : m.end() + 2].lstrip().startswith("%") and (
                 _PLAN_SHARE.search(s.text[max(0, m.start() - 16) : m.start()])
                 or _PLAN_SHARE.match(s.text[m.end() : m.end() + 24])

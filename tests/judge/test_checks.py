@@ -355,3 +355,18 @@ def test_a_trailing_label_a_plan_share_and_a_model_size_are_not_unlabelled(lex: 
         "capacity", "每卡每 token 60 KiB = 61,440 B；全模型 240 KiB = 245,760 B。QPS 涨了 10%。", lex
     )
     assert {"60", "240", "10"} <= set(bare.unlabeled_numbers), bare.unlabeled_numbers
+
+
+def test_short_bracketed_labels_promql_ranges_ramps_and_model_classes(lex: dict[str, Any]) -> None:
+    """`74.5 GiB【算】`, a table's `| arith |` column, a PromQL range `[5m]`, a rollout ramp `10% → 50% → 100%`
+    and `一个 30B 量级的模型` are labelled or no claims; bare, the same numbers are unlabelled."""
+    labelled = run_checks(
+        "capacity",
+        "÷ 2³⁰ ≈ 74.5 GiB【算】，每 rank ≈ 18.6 GiB【算；均匀切分】。\n"
+        "| KV per token | 2 × 60 × 8 × 128 × 2 B | 245,760 B (240 KiB) | arith |\n"
+        "Watch rate(vllm:num_preemptions_total[5m]). 灰度计划是 10% → 50% → 100%。用的是一个 30B 量级的 dense 模型。",
+        lex,
+    )
+    assert labelled.unlabeled_numbers == [], labelled.unlabeled_numbers
+    bare = run_checks("capacity", "权重 74.5 GiB，每 rank 18.6 GiB，KV 每 token 240 KiB。", lex)
+    assert {"74.5", "18.6", "240"} <= set(bare.unlabeled_numbers), bare.unlabeled_numbers

@@ -222,7 +222,21 @@ def test_the_pool_keeps_both_replicas_busy_and_says_who_answered(
         assert ra.judge.endpoint == standin_pool.base_url.removeprefix("http://").removesuffix("/v1")
         assert "replicas" in ra.model_dump(mode="json")["judge"]
     counts = collections.Counter(judge._served.values())
-    assert set(counts) == names, counts  # both replicas answered
+    # both replicas answer: the router places each answer's session key on its hash ring, whose split between
+    # two workers on random ports can be lopsided (52 of 60 requests on one in bench/judge_pool_bench.py), so
+    # a few more distinct answers are sent until the other replica has answered too (at most 48 more)
+    extra = _answers(56)[8:]
+    while set(counts) != names and extra:
+        batch, extra = extra[:8], extra[8:]
+        with ThreadPoolExecutor(4) as pool:
+            list(
+                pool.map(
+                    lambda a: assess_answer(rubric, ROUND, a, "en", judge=judge, info=judge.info(rubric)),
+                    batch,
+                )
+            )
+        counts = collections.Counter(judge._served.values())
+    assert set(counts) == names, counts
     # a round's parts went to one replica (the router hashes the session key of its messages)
     for answer in _answers(8):
         fill = judge.fill(rubric, ROUND, answer, "en", *_checks(rubric, answer))
