@@ -29,9 +29,9 @@ def owner_only(path: Path) -> None:
 
 
 def private_sqlite(path: Path, *, create: bool = True) -> None:
-    """Before SQLite opens `path`: create it empty with mode 0600 when absent (`create`), and make it and
-    its -wal/-shm/-journal and its .count sidecar owner-only. SQLite gives the files it adds the database file's mode, so they
-    are 0600 too. A folder that is missing or read-only is left for SQLite to report."""
+    """Before SQLite opens `path`: create it empty with mode 0600 when absent (`create`), and make it, its
+    -wal/-shm/-journal and its .count sidecar owner-only. SQLite gives the files it adds the database file's
+    mode, so they are 0600 too. A folder that is missing or read-only is left for SQLite to report."""
     if create:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

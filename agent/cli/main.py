@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -81,15 +82,15 @@ def judge(
     raise typer.Exit(runtime.main(argv))
 
 
-_FULL: list[typer.Typer] = []
+@functools.cache
+def _full_app() -> typer.Typer:
+    return build_app()
 
 
 def __getattr__(name: str) -> typer.Typer:
     """`app`: every command mounted (built on first use, for `typer.testing` and the docs)."""
     if name == "app":
-        if not _FULL:
-            _FULL.append(build_app())
-        return _FULL[0]
+        return _full_app()
     raise AttributeError(name)
 
 

@@ -260,9 +260,13 @@ def reason_text(reason: str, lang: Lang, *, missing: bool = True) -> str:
     parts = [x.strip() for x in head.split("; ") if x.strip()]
     for k, part in enumerate(parts):
         if m := _COVERED.match(part):
-            c = Coverage(covered=int(m["have"]), expected=int(m["all"]), share=int(m["pct"]) / 100)
-            if k + 1 < len(parts) and (r := _ROUND.match(parts[k + 1])):
-                c.round_share = int(r["pct"]) / 100
+            r = _ROUND.match(parts[k + 1]) if k + 1 < len(parts) else None
+            c = Coverage(
+                covered=int(m["have"]),
+                expected=int(m["all"]),
+                share=int(m["pct"]) / 100,
+                round_share=int(r["pct"]) / 100 if r else None,
+            )
             out.append(coverage_text(c, lang))
         elif _ROUND.match(part):
             continue

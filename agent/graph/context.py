@@ -34,9 +34,7 @@ def _retriever() -> Callable[[str], list[Snippet]] | None:
 
     def retrieve(text: str) -> list[Snippet]:
         if not index.is_built():
-            e = KnowledgeIndexError(index.status().relation_to_pin)
-            e.not_built = True  # type: ignore[attr-defined]  # the notice says so in the session's language
-            raise e
+            raise KnowledgeIndexError(index.status().relation_to_pin, not_built=True)
         return index.query(text[:2000], k=SNIPPETS)
 
     return retrieve

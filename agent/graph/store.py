@@ -35,12 +35,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agent import db
-from agent.config import data_dir, private_sqlite
+from agent.config import COUNT_SIDECAR, data_dir, private_sqlite
 from agent.graph.errors import SessionError, SessionStoreError
 from agent.graph.interview import Graph, build
 
 DB_NAME = "sessions.sqlite"
-COUNT_SUFFIX = ".count"
+COUNT_SUFFIX = COUNT_SIDECAR
 BUSY_TIMEOUT_S = 30.0
 """How long a call waits for another process's lock on the store before it gives up, clearly."""
 

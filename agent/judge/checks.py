@@ -192,6 +192,34 @@ def _tail(sents: Sequence[Sentence], k: int, most: int = 2) -> str:
     return ""
 
 
+_PROMQL_RANGE_END = re.compile(r"[smhd]\]")
+_ALL_OF = re.compile(r"\s*%\s*of\b")
+
+
+def _not_a_claim(text: str, m: re.Match[str], v: float) -> bool:
+    """A number in `text` that is no quantity the candidate claims: a plan's time box ("0–5 min", "first ~5
+    min"), a PromQL range ("[5m]"), a rollout ramp or share ("10% → 50%", "10% canary", "100% of the pool"),
+    a model named by its size ("a 70B on H100s") or a GPU's memory in its name ("A100 80GB")."""
+    start, end = m.start(), m.end()
+    if (
+        _TIME_BOX.match(text, start)
+        or _TIME_BOX_END.search(text[:end])
+        or (_TIME_BOX_LEAD.search(text[max(0, start - 24) : start]) and _TIME_UNIT.match(text, end))
+    ):
+        return True
+    if (start > 0 and text[start - 1] == "[" and _PROMQL_RANGE_END.match(text, end)) or _RAMP.search(
+        text[max(0, start - 12) : end + 12]
+    ):
+        return True
+    if text[end : end + 2].lstrip().startswith("%") and (
+        _PLAN_SHARE.search(text[max(0, start - 16) : start])
+        or _PLAN_SHARE.match(text[end : end + 24])
+        or (v == 100.0 and _ALL_OF.match(text, end))
+    ):
+        return True
+    return bool(_MODEL_NAME.match(text, start) or _HARDWARE.search(text[max(0, start - 16) : start]))
+
+
 def numbers(
     sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
 ) -> list[NumberFinding]:
@@ -213,6 +241,7 @@ def numbers(
         prev = _lead(sents, k) + " " + _tail(sents, k)
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
+        known = given | asked[s.question]
         asking = _ASKING.match(s.text)
         if s.text.rstrip().endswith(("?", "？", "吗。", "吗")) or (
             asking and ("?" in s.text or (k > 0 and sents[k - 1].text.rstrip().endswith(("?", "？"))))
@@ -224,31 +253,10 @@ def numbers(
             v = _value(m.group(0))
             if v in (1.0, 2.0):
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
-            if (
-                _TIME_BOX.match(s.text, m.start())
-                or _TIME_BOX_END.search(s.text[: m.end()])
-                or (
-                    _TIME_BOX_LEAD.search(s.text[max(0, m.start() - 24) : m.start()])
-                    and _TIME_UNIT.match(s.text, m.end())
-                )
-            ):
-                continue  # "0–5 min", "5–15 分钟", "first ~5 min": a plan's time box, not a claimed quantity
-            if (
-                m.start() > 0 and s.text[m.start() - 1] == "[" and re.match(r"[smhd]\]", s.text[m.end() :])
-            ) or (_RAMP.search(s.text[max(0, m.start() - 12) : m.end() + 12])):
-                continue  # a PromQL range ("[5m]"), a rollout ramp ("10% → 50% → 100%"): no claims
-            if s.text[m.end() : m.end() + 2].lstrip().startswith("%") and (
-                _PLAN_SHARE.search(s.text[max(0, m.start() - 16) : m.start()])
-                or _PLAN_SHARE.match(s.text[m.end() : m.end() + 24])
-                or (v == 100.0 and re.match(r"\s*%\s*of\b", s.text[m.end() :]))
-            ):
-                continue
-            if _MODEL_NAME.match(s.text, m.start()) or _HARDWARE.search(
-                s.text[max(0, m.start() - 16) : m.start()]
-            ):
+            if _not_a_claim(s.text, m, v):
                 continue
             scale = _SCALE.get(s.text[m.end() : m.end() + 1].lower(), 1.0)  # 3k, 4K, 3.2万
-            if v in given or v in asked[s.question] or v * scale in given or v * scale in asked[s.question]:
+            if v in known or v * scale in known:
                 out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
                 continue
             label = None

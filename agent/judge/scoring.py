@@ -147,9 +147,8 @@ def score_round(
         mine = [i for i in items if d in i.dimensions]
         total_w = sum(i.weight for i in mine) or 1.0
         cov = sum(i.weight for i in mine if i.id in covered) / total_w
-        if (
-            mine
-        ):  # a dimension with few items is not decided by one of them: shrunk towards the round's coverage
+        pulled = bool(mine) and prior > 0  # a dimension with few items is not decided by one of them
+        if pulled:
             cov = (cov * total_w + prior * overall) / (total_w + prior)
         n_strong = sum(1 for s in strong_present if d in strong_defs[s.id].dimensions)
         has_strong = any(d in s.dimensions for s in strong_defs.values())
@@ -190,7 +189,7 @@ def score_round(
         got = [i.text.get(lang) for i in mine if i.id in covered]
         miss = [i.text.get(lang).rstrip("。.") for i in mine if i.id not in covered]
         reason_parts = [f"{len(got)}/{len(mine)} expected items covered ({cov:.0%})"]
-        if mine and prior:
+        if pulled:
             reason_parts.append(f"round coverage {overall:.0%}")
         if n_strong:
             reason_parts.append(f"{n_strong} strong signal(s)")
@@ -214,7 +213,7 @@ def score_round(
                     covered=len(got),
                     expected=len(mine),
                     share=cov,
-                    round_share=overall if mine and prior else None,
+                    round_share=overall if pulled else None,
                     missing=miss,
                     strong_signals=n_strong,
                     weak_signals=[w.id for w in n_weak],

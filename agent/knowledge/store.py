@@ -19,7 +19,12 @@ COLLECTION = "vllm_source"
 
 
 class KnowledgeIndexError(Exception):
-    """The index is missing, busy or unreadable; the message says what to do."""
+    """The index is missing, busy or unreadable; the message says what to do. `not_built`: there is simply no
+    index yet (a caller can say so in its own language)."""
+
+    def __init__(self, message: str, *, not_built: bool = False) -> None:
+        super().__init__(message)
+        self.not_built = not_built
 
 
 def _compact(data: Any) -> str:

@@ -25,13 +25,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agent.config import private_sqlite
+from agent.config import COUNT_SIDECAR, private_sqlite
 from agent.overrides.backend import LogBackend
 from agent.overrides.chain import GENESIS, Problem, chain_hash, trigger_problems
 from agent.overrides.model import COLUMNS, OverrideLogError, stamp
 from agent.util.files import atomic_replace
 
-COUNT_SUFFIX = ".count"
+COUNT_SUFFIX = COUNT_SIDECAR
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS overrides (
