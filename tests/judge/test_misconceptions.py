@@ -206,7 +206,8 @@ def test_a_dropped_sentence_is_never_quoted(rubric: Rubric) -> None:
 def test_a_project_story_is_checked_for_concept_errors_too(rubric: Rubric) -> None:
     story = "长 prompt 进来把显存占满，vLLM V1 就把其他请求的 KV swap 到 CPU 内存，decode 就慢了。"
     assert "paged-as-cpu-swap" in found(rubric, "project-experience", story)
-    assert found(rubric, "incident", story) == []
+    assert "paged-as-cpu-swap" in found(rubric, "incident", story)  # a mechanism error in any round
+    assert found(rubric, "concepts", "我们这个项目 QPS 提升了 3 倍，上线后效果很好。") == []  # a project's own claim stays there
 
 
 def test_an_unknown_round_is_refused(rubric: Rubric) -> None:
