@@ -216,8 +216,9 @@ def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
     zh = lang == "zh"
     pct = f"{c.share:.0%}"  # as the judge's reason string writes it
     if c.round_share is not None:
+        # the share the level is read from is pulled toward the round's: say so, not as a raw share
         r = f"{c.round_share:.0%}"
-        pct = f"计入整轮覆盖 {r} 后为 {pct}" if zh else f"{pct}, counting the round's {r}"
+        pct = f"结合整轮覆盖 {r}，按 {pct} 计分" if zh else f"scored as {pct} with the round's {r}"
     out = [f"覆盖了 {c.expected} 项期望要点中的 {c.covered} 项（{pct}）" if zh else f"{c.covered} of {c.expected} expected items covered ({pct})"]  # fmt: skip
     if c.strong_signals:
         out.append(f"{c.strong_signals} 个强信号" if zh else _plural(c.strong_signals, "strong signal"))

@@ -307,11 +307,11 @@ def test_a_dimension_with_few_items_is_pulled_towards_the_rounds_coverage(rubric
         r = p.coverage.round_share
         assert min(o.coverage.share, r) - 1e-9 <= p.coverage.share <= max(o.coverage.share, r) + 1e-9
         moved += abs(p.coverage.share - o.coverage.share) > 0.01
-        assert "counting the round's" in coverage_text(p.coverage, "en")
-        assert "计入整轮覆盖" in coverage_text(p.coverage, "zh")
+        assert "scored as " in coverage_text(p.coverage, "en")
+        assert "结合整轮覆盖" in coverage_text(p.coverage, "zh")
         assert reason_text(p.reason, "en").split("; ")[0] == coverage_text(p.coverage, "en").split("; ")[0]
     assert moved, "no dimension's share moved"
-    assert "counting the round's" not in coverage_text(own.dimensions[0].coverage, "en")  # type: ignore[arg-type]
+    assert "scored as " not in coverage_text(own.dimensions[0].coverage, "en")  # type: ignore[arg-type]
 
 
 def test_a_thin_but_right_answer_is_core_right_not_wrong(rubric: Rubric) -> None:
