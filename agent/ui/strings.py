@@ -251,6 +251,11 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "log_reviewer": {"en": "Reviewer", "zh": "复核人"},
     "log_reason": {"en": "Reason", "zh": "理由"},
     "log_empty": {"en": "No override yet.", "zh": "还没有改分记录。"},
+    "log_unverified": {
+        "en": "The override log could not be verified, so overrides may be missing from the scores shown here"
+        " ({problem}). Run `interview override verify` and restore the log from a backup.",
+        "zh": "改分记录校验未通过，这里显示的分数可能缺少改分（{problem}）。请运行 `interview override verify`，并从备份恢复记录。",
+    },
     "scores_hint": {
         "en": "Each row: round, dimension, judge score → effective score. Open a row for the override, the "
         "judge's rationale and the quotes.",

@@ -234,12 +234,17 @@ def _when(created_at: str) -> str:
     return created_at.replace("T", " ")[:16]
 
 
-def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang) -> str:
+def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang, *, problem: str | None = None) -> str:
     """The override log of a report, oldest row first: headers in the interface language, the round and the
     dimension by name, the time to the minute. Each row carries its log id and the ids of its round and
-    dimension as data attributes."""
+    dimension as data attributes. `problem`: what verifying the log found, said above it (an alert)."""
+    warn = (
+        f"<p class='coach-warn' role='alert'>⚠️ {html.escape(t('log_unverified', ui, problem=problem))}</p>"
+        if problem
+        else ""
+    )
     if not rows:
-        return f"<p class='coach-hint'>{html.escape(t('log_empty', ui))}</p>"
+        return warn or f"<p class='coach-hint'>{html.escape(t('log_empty', ui))}</p>"
     head = "".join(f"<th>{html.escape(t(k, ui))}</th>" for k in LOG_HEADERS)
     body = []
     for r in sorted(rows, key=lambda x: x.id):
@@ -258,7 +263,9 @@ def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang) -> str:
             + "".join(f"<td>{c}</td>" for c in cells)
             + "</tr>"
         )
-    return f"<table class='coach-log'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (
+        f"{warn}<table class='coach-log'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> str:

@@ -299,6 +299,28 @@ def test_a_locked_override_log_says_so_and_keeps_the_entry(served: Served, tmp_p
     assert "second opinion" not in [r.reason for r in OverrideLog(log).rows(sid)]
 
 
+def test_a_lost_override_log_is_said_in_review_not_shown_as_empty(served: Served, tmp_path: Path) -> None:
+    """The log file removed after a row was written: Review warns (in both languages) instead of reading
+    'No override yet.', and the judge's scores are what it shows."""
+    c = client(served, tmp_path)
+    sid = finished_practice(c)[P_SID]
+    c.predict(sid, "en", api_name="/open_session_report")
+    c.predict("concepts", "accuracy", 2, "kept row", "Rui", "en", api_name="/save_override")
+    log = served.data_dir / "overrides.sqlite"
+    saved = log.read_bytes()
+    log.unlink()
+    try:
+        out = c.predict(sid, "en", api_name="/open_session_report")
+        assert "No override yet" not in out[R_LOG], out[R_LOG]
+        assert "could not be verified" in out[R_LOG] and "interview override verify" in out[R_LOG], out[R_LOG]
+        zh = c.predict(sid, "zh", api_name="/open_session_report")
+        assert "改分记录校验未通过" in zh[R_LOG], zh[R_LOG]
+    finally:
+        log.write_bytes(saved)
+    out = c.predict(sid, "en", api_name="/open_session_report")
+    assert "could not be verified" not in out[R_LOG] and "kept row" in out[R_LOG]
+
+
 def test_review_grades_an_uploaded_transcript_and_names_a_bad_file(served: Served, tmp_path: Path) -> None:
     c = client(served, tmp_path)
     transcript = {

@@ -156,8 +156,18 @@ def shown(ctx: AppContext, report: Report, key: str, ui: Lang, *, keep_round: bo
         gr.update(choices=rounds)
         if keep_round
         else gr.update(choices=rounds, value=rounds[0][1] if rounds else None),
-        views.log_html(rows, rubric, ui),
+        views.log_html(rows, rubric, ui, problem=log_problem(ctx)),
     ]
+
+
+def log_problem(ctx: AppContext) -> str | None:
+    """The first thing `interview override verify` would report about the log (a lost file, a rewritten
+    or missing row), or None when it verifies: a lost log must not read as "No override yet"."""
+    try:
+        v = ctx.services.overrides.verify()
+    except OverrideLogError as e:
+        return str(e)
+    return str(v.problems[0]) if v.problems else None
 
 
 def rerender(ctx: AppContext, ui_v: str, rep: dict[str, Any] | None) -> list[Any]:
