@@ -14,6 +14,7 @@ then cached under `INTERVIEW_CACHE_DIR`, else `agent.config.cache_dir()`) and st
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -24,14 +25,16 @@ from agent.judge.runtime import JudgeServer, ensure_small_model, ensure_vllm_ven
 
 @pytest.fixture(scope="session")
 def vllm_judge() -> Iterator[JudgeServer]:
+    """The server, started and stopped through its context manager; the stop is checked on the way out
+    (the process group gone, the port closed), so no test needs a server of its own for that."""
     cache = config.cache_dir()  # honours INTERVIEW_CACHE_DIR
     python = ensure_vllm_venv(cache)
     model_dir = ensure_small_model(cache, python)
-    server = JudgeServer(python=python, model_dir=model_dir)
-    server.start()
-    try:
+    with JudgeServer(python=python, model_dir=model_dir) as server:
+        assert server.port is not None and server.pid is not None
+        port, pgid = server.port, os.getpgid(server.pid)
         yield server
-    finally:
-        server.stop()
-    assert server.port is not None
-    assert not port_is_open(server.host, server.port), "the judge still listens after stop()"
+    assert not server.running()
+    assert not port_is_open(server.host, port), "the judge still listens after stop()"
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pgid, 0)  # nothing of its process group is left

@@ -25,7 +25,6 @@ from agent.rubric import load_rubric
 ANSWERS = [
     "Paged KV splits the cache into blocks of 16 tokens; the block table maps each sequence to them.",
     "The scheduler admits waiting requests while the token budget lasts and preempts the newest first.",
-    "Prefix caching hashes full blocks, so requests sharing a system prompt reuse its KV blocks.",
 ]
 
 

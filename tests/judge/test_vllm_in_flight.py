@@ -23,12 +23,15 @@ from agent.judge.parts import parts_of
 from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
-from tests.judge.test_vllm_faults import FAST_TIMEOUT, FakeJudge
+from tests.judge.test_vllm_faults import FakeJudge
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWER = "Paged KV maps tokens to blocks. The scheduler admits requests under a token budget."
 #: how long the counting server holds each request: long enough that requests sent together overlap
 HOLD_S = 0.3
+#: no test here is about timeouts: a loaded CI machine once held a request past the fault tests' 5 s,
+#: the retry doubled a part and the part order no longer matched
+TIMEOUT = 60.0
 
 
 class CountingJudge(FakeJudge):
@@ -70,7 +73,7 @@ def test_one_in_flight_sends_the_parts_in_order_one_at_a_time(rubric: Rubric) ->
     parts = parts_of(rubric, "system-design", holistic=True)
     assert len(parts) >= 3  # the round this test needs: several parts
     with CountingJudge() as fake:
-        judge = VllmJudge(fake.base_url, timeout=FAST_TIMEOUT)
+        judge = VllmJudge(fake.base_url, timeout=TIMEOUT)
         assert judge.max_in_flight == 1
         ra = _assess(rubric, judge)
     assert ra.judge is not None and not ra.judge.fallback
@@ -81,9 +84,9 @@ def test_one_in_flight_sends_the_parts_in_order_one_at_a_time(rubric: Rubric) ->
 def test_above_one_the_parts_of_a_round_go_together_with_the_same_result(rubric: Rubric) -> None:
     parts = len(parts_of(rubric, "system-design", holistic=True))
     with CountingJudge() as fake:
-        one = _assess(rubric, VllmJudge(fake.base_url, timeout=FAST_TIMEOUT, max_in_flight=1))
+        one = _assess(rubric, VllmJudge(fake.base_url, timeout=TIMEOUT, max_in_flight=1))
         fake.peak = 0
-        judge = VllmJudge(fake.base_url, timeout=FAST_TIMEOUT, max_in_flight=4)
+        judge = VllmJudge(fake.base_url, timeout=TIMEOUT, max_in_flight=4)
         t0 = time.monotonic()
         together = _assess(rubric, judge)
         took = time.monotonic() - t0
@@ -97,8 +100,10 @@ def test_above_one_the_parts_of_a_round_go_together_with_the_same_result(rubric:
 
 
 def test_a_batch_never_has_more_requests_in_flight_than_the_limit(rubric: Rubric) -> None:
-    with CountingJudge() as fake:
-        judge = VllmJudge(fake.base_url, timeout=FAST_TIMEOUT, max_in_flight=4)
+    # held 1 s: under load a round's own checks before its requests took longer than 0.3 s, and the
+    # two slots were then never full at the same moment (peak 1)
+    with CountingJudge(hold=1.0) as fake:
+        judge = VllmJudge(fake.base_url, timeout=TIMEOUT, max_in_flight=4)
         judge.set_in_flight(2)
         judge.in_flight.reset_stats()
         t0 = time.monotonic()
@@ -113,13 +118,13 @@ def test_a_batch_never_has_more_requests_in_flight_than_the_limit(rubric: Rubric
         wall = time.monotonic() - t0
     assert fake.peak == 2 and judge.in_flight.peak == 2
     n = len(fake.bodies)
-    # request-seconds: every request held HOLD_S at the server (plus the client's own time)
-    assert n * HOLD_S <= judge.in_flight.busy_seconds <= 2 * wall
+    # request-seconds: every request held 1 s at the server (plus the client's own time)
+    assert n * 1.0 <= judge.in_flight.busy_seconds <= 2 * wall
 
 
 def test_the_first_failing_part_is_the_fallback_reason(rubric: Rubric) -> None:
     with CountingJudge(fail=True) as fake:
-        judge = VllmJudge(fake.base_url, timeout=FAST_TIMEOUT, max_in_flight=4)
+        judge = VllmJudge(fake.base_url, timeout=TIMEOUT, max_in_flight=4)
         ra = _assess(rubric, judge)
     assert ra.judge is not None and ra.judge.fallback and "judge_fallback" in ra.flags
     assert ra.judge.fallback_reason is not None and "part 1: HTTP 500" in ra.judge.fallback_reason
@@ -155,7 +160,7 @@ def test_raising_the_limit_lets_a_waiting_request_in() -> None:
 
 def test_set_in_flight_bounds_a_vllm_judge_and_leaves_the_embedded_one(rubric: Rubric) -> None:
     with CountingJudge() as fake:
-        judge = VllmJudge(fake.base_url, timeout=FAST_TIMEOUT)
+        judge = VllmJudge(fake.base_url, timeout=TIMEOUT)
         set_in_flight(judge, 8)
         assert judge.max_in_flight == 8
         # a resampled copy (self-consistency samples) shares the same gate
