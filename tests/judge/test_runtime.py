@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 import re
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from agent.judge.runtime import (
     port_is_open,
     verify_sha256,
 )
+from agent.judge.runtime.server import cpu_dtype
 from agent.judge.runtime.venv import build_venv
 
 # --------------------------------------------------------------------------- unit tests
@@ -105,6 +105,34 @@ def test_cpu_command_has_the_judge_flags(tmp_path: Path) -> None:
     assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
     assert env["HF_HUB_OFFLINE"] == "1"
     assert server.base_url == "http://127.0.0.1:8123/v1"
+
+
+def test_cpu_dtype_is_float32_for_a_small_model_on_a_cpu_without_bf16(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JUDGE_DTYPE", raising=False)
+    avx2 = tmp_path / "avx2"
+    avx2.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 fma\n", encoding="utf-8")
+    amx = tmp_path / "amx"
+    amx.write_text("flags\t\t: fpu avx2 avx512f avx512_bf16 amx_bf16\n", encoding="utf-8")
+    small, big, empty = (tmp_path / n for n in ("small", "big", "empty"))
+    for d in (small, big, empty):
+        d.mkdir()
+    (small / "model.safetensors").write_bytes(b"\0" * 1024)
+    with (big / "model.safetensors").open("wb") as f:  # sparse: 3 GiB on paper
+        f.truncate(3 * 1024**3)
+    assert cpu_dtype(small, avx2) == "float32"
+    assert cpu_dtype(big, avx2) == "bfloat16"  # float32 would double a large model's memory
+    assert cpu_dtype(empty, avx2) == "bfloat16"  # nothing to size: the default
+    assert cpu_dtype(small, amx) == "bfloat16"  # native bf16
+    assert cpu_dtype(small, tmp_path / "no-proc") == "bfloat16"
+    monkeypatch.setenv("JUDGE_DTYPE", "float32")
+    assert cpu_dtype(big, amx) == "float32"
+    server = JudgeServer(python=Path("/venv/bin/python"), model_dir=big, port=8123)
+    assert "--dtype float32" in " ".join(server.command())
+    monkeypatch.setenv("JUDGE_DTYPE", "fp8")
+    with pytest.raises(RuntimeSetupError, match="JUDGE_DTYPE='fp8' must be one of bfloat16, float32"):
+        cpu_dtype(small, avx2)
 
 
 def test_gpu_command_uses_vllm_serve(tmp_path: Path) -> None:
@@ -285,17 +313,7 @@ def test_prefix_cache_counters(vllm_judge: JudgeServer) -> None:
     assert 'enable_prefix_caching="True"' in after
 
 
-@pytest.mark.vllm
-def test_stop_terminates_the_process_group_and_closes_the_port(vllm_judge: JudgeServer) -> None:
-    # its own short-lived server (the shared one stays up for other tests), via the context manager
-    with JudgeServer(python=vllm_judge.python, model_dir=vllm_judge.model_dir) as server:
-        assert server.port is not None and server.pid is not None
-        port, pgid = server.port, os.getpgid(server.pid)
-        assert httpx.get(f"{server.root_url}/health", timeout=10).status_code == 200
-    assert not server.running()
-    assert not port_is_open("127.0.0.1", port)
-    with pytest.raises(ProcessLookupError):
-        os.killpg(pgid, 0)
+# stop() (process group gone, port closed) is checked where the shared server stops: conftest.vllm_judge
 
 
 def test_context_length_is_the_models_own_up_to_the_cap(
