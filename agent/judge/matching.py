@@ -16,6 +16,11 @@ from functools import lru_cache
 from agent.rubric.model import Cues
 
 _SPLIT = re.compile(r"(?<=[。！？；!?;\n])|(?<=\.)(?=\s)")
+#: unpunctuated Chinese, as speech-to-text writes it ("共享的 因为 LoRA 不改 base 权重"): a space between two
+#: Chinese characters is a pause, so a clause boundary; text with any Chinese punctuation keeps its sentences
+_PAUSE = re.compile(r"(?<=[\u4e00-\u9fff])(?=\s+[\u4e00-\u9fff])")
+_PUNCTUATED = re.compile(r"[，、：；。！？,:]")
+_UNPUNCTUATED_MIN = 40
 
 
 _INVISIBLE = re.compile(
@@ -47,6 +52,18 @@ class Sentence:
     """The question that answer replies to, lowercased: it may supply an item's subject."""
 
 
+def _pieces(text: str) -> list[str]:
+    """`text` cut into sentences (their whitespace kept, so the pieces join back to `text`)."""
+    out: list[str] = []
+    for piece in _SPLIT.split(text):
+        body = piece.rstrip()[:-1]  # its own closing mark aside
+        if len(piece) >= _UNPUNCTUATED_MIN and not _PUNCTUATED.search(body) and _PAUSE.search(piece):
+            out.extend(_PAUSE.split(piece))
+        else:
+            out.append(piece)
+    return out
+
+
 def sentences(
     text: str,
     *,
@@ -61,9 +78,7 @@ def sentences(
     pos = start
     stop = len(text) if end is None else end
     q = fold(question)
-    for piece in _SPLIT.split(text[start:stop]):
-        if piece is None:
-            continue
+    for piece in _pieces(text[start:stop]):
         a, b = pos, pos + len(piece)
         pos = b
         stripped = piece.strip()

@@ -16,6 +16,23 @@ def test_sentences_keep_decimals_and_paths_whole() -> None:
         assert text[s.start : s.end] == s.text
 
 
+def test_unpunctuated_chinese_speech_splits_at_its_pauses() -> None:
+    """Speech-to-text Chinese without punctuation: a space between two Chinese characters is a clause
+    boundary (a space beside an English word is not); punctuated Chinese keeps its sentences whole."""
+    spoken = "其实 prefix cache 是可以跨 LoRA 共享的 因为 LoRA 不改 base 权重 所以 router 不用看 adapter"
+    got = [s.text for s in sentences(spoken)]
+    assert got == [
+        "其实 prefix cache 是可以跨 LoRA 共享的",
+        "因为 LoRA 不改 base 权重",
+        "所以 router 不用看 adapter",
+    ]
+    assert all(spoken[s.start : s.end] == s.text for s in sentences(spoken))
+    written = "其实 prefix cache 不能跨 LoRA 共享，因为 LoRA 名在 hash 的 extra keys 里 所以要分开。"
+    assert [s.text for s in sentences(written)] == [written]
+    short = "先看 调度器"  # too short to be a run-on transcript
+    assert [s.text for s in sentences(short)] == [short]
+
+
 def test_cues_need_their_groups_within_a_two_sentence_window() -> None:
     cues = Cues(groups=[["paged", "分页"], ["non-contiguous", "非连续"]])
     near = "Paged KV maps tokens to blocks. The blocks are non-contiguous in memory."
