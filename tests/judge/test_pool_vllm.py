@@ -40,7 +40,8 @@ def test_two_real_servers_behind_the_router_say_who_answered() -> None:
     pool.start()
     try:
         rubric = load_rubric()
-        judge = PooledVllmJudge(pool.base_url, timeout=900, max_in_flight=4)
+        # no holistic part (the longest output): which replica answered is the point here, not the scores
+        judge = PooledVllmJudge(pool.base_url, timeout=900, max_in_flight=4, holistic=False)
         assert judge.replicas == 2 and judge.model == template.served_model_name
         with ThreadPoolExecutor(len(ANSWERS)) as ex:
             ras = list(
