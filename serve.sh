@@ -119,9 +119,11 @@ if [ "$JUDGE" != embedded ]; then
     if ! kill -0 "$JUDGE_PID" 2>/dev/null; then echo "serve.sh: the judge failed to start (see above)" >&2; exit 1; fi
     sleep 1
   done
-  JUDGE_BASE_URL="$(grep '^JUDGE_BASE_URL=' "$OUT" | head -1 | cut -d= -f2-)"
-  JUDGE_SERVED="$(grep '^JUDGE_MODEL=' "$OUT" | head -1 | cut -d= -f2-)"
-  JUDGE_REPLICAS="$(grep '^JUDGE_REPLICAS=' "$OUT" | head -1 | cut -d= -f2-)"
+  # `|| true`: a single server prints no JUDGE_REPLICAS line, and a grep that finds nothing fails the
+  # pipeline, which under `set -e -o pipefail` ended serve.sh (and its judge) as soon as the judge was up
+  JUDGE_BASE_URL="$(grep '^JUDGE_BASE_URL=' "$OUT" | head -1 | cut -d= -f2- || true)"
+  JUDGE_SERVED="$(grep '^JUDGE_MODEL=' "$OUT" | head -1 | cut -d= -f2- || true)"
+  JUDGE_REPLICAS="$(grep '^JUDGE_REPLICAS=' "$OUT" | head -1 | cut -d= -f2- || true)"
   rm -f "$OUT"
   export JUDGE_BASE_URL JUDGE_REPLICAS="${JUDGE_REPLICAS:-1}"
   [ -n "$JUDGE_SERVED" ] && export JUDGE_MODEL="$JUDGE_SERVED"

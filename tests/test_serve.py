@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import repo_root
+from agent.config import cache_dir, repo_root
 
 READY_S = 180.0
 """serve.sh up to an answering app (the venv exists: its bootstrap is a stamp check)."""
@@ -100,6 +100,56 @@ def test_sigterm_to_serve_sh_stops_the_app_and_frees_its_port(tmp_path: Path) ->
         assert not _listening(port), f"port {port} still held {STOP_S:g} s after SIGTERM; left: {left}"
         assert not left, f"still running {STOP_S:g} s after SIGTERM to serve.sh: {left}"
         assert serve.wait(timeout=5) == 143, log.read_text()  # 128 + SIGTERM: it says it was stopped
+    finally:
+        for pid in _in_session(sid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        serve.wait(timeout=10)
+
+
+@pytest.mark.vllm
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_serve_sh_with_the_cpu_judge_stays_up_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """`./serve.sh --judge cpu --judge-only`: the real vLLM CPU judge, up and serving until SIGTERM. It once
+    died as the judge came up: a single server prints no JUDGE_REPLICAS line, and the grep for it failed the
+    script under `set -o pipefail` (the app path shares that code; the judge alone keeps this test short)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("JUDGE", "JUDGE_BASE_URL", "INTERVIEW_USERS")}
+    # the built vLLM venv and converted model are shared (else a fresh data dir rebuilds them: ~3 minutes)
+    env.update(
+        INTERVIEW_DATA_DIR=str(tmp_path / "data"), INTERVIEW_CACHE_DIR=str(cache_dir()), HF_HUB_OFFLINE="1"
+    )
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            ["./serve.sh", "--judge", "cpu", "--judge-only"],
+            cwd=repo_root(),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    sid = serve.pid
+    try:
+        deadline = time.monotonic() + READY_S + 240
+        while "JUDGE_BASE_URL=" not in log.read_text():
+            assert serve.poll() is None, f"serve.sh exited {serve.returncode}:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"no judge within the deadline:\n{log.read_text()}"
+            time.sleep(0.5)
+        url = log.read_text().split("JUDGE_BASE_URL=", 1)[1].split()[0]
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        time.sleep(3)  # what killed it came right after the URL
+        assert serve.poll() is None, f"serve.sh exited {serve.returncode}:\n{log.read_text()}"
+        with urllib.request.urlopen(f"{url}/models", timeout=10) as resp:
+            assert resp.status == 200
+        assert any("vllm.entrypoints" in c for c in _in_session(sid).values())
+
+        os.kill(serve.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_S
+        while (_listening(port) or _in_session(sid)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _listening(port) and not _in_session(sid), _in_session(sid)
+        assert serve.wait(timeout=5) == 143, log.read_text()
     finally:
         for pid in _in_session(sid):
             with contextlib.suppress(ProcessLookupError):
