@@ -65,6 +65,37 @@ def _answers(port: int) -> bool:
         return False
 
 
+def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """serve.sh with `args` in its own session and process group, as under a supervisor; output to `log`."""
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            ["./serve.sh", *args],
+            cwd=repo_root(),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def _sigterm_until_gone(serve: subprocess.Popen[bytes], port: int) -> dict[int, str]:
+    """SIGTERM to serve.sh alone (not its group); wait up to STOP_S for its port and its session to go.
+    What is left of its session."""
+    os.kill(serve.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_S
+    while (_listening(port) or _in_session(serve.pid)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return _in_session(serve.pid)
+
+
+def _kill_session(serve: subprocess.Popen[bytes]) -> None:
+    for pid in _in_session(serve.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    serve.wait(timeout=10)
+
+
 @pytest.mark.slow  # the app's start: 5 s idle, over a minute on 2 busy cores
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_sigterm_to_serve_sh_stops_the_app_and_frees_its_port(tmp_path: Path) -> None:
@@ -72,16 +103,7 @@ def test_sigterm_to_serve_sh_stops_the_app_and_frees_its_port(tmp_path: Path) ->
     env = {k: v for k, v in os.environ.items() if k not in ("JUDGE", "JUDGE_BASE_URL", "INTERVIEW_USERS")}
     env.update(INTERVIEW_DATA_DIR=str(tmp_path / "data"), HF_HUB_OFFLINE="1")
     log = tmp_path / "serve.log"
-    with log.open("wb") as out:
-        serve = subprocess.Popen(
-            ["./serve.sh", "--judge", "embedded", "--port", str(port), "--no-index"],
-            cwd=repo_root(),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own session and process group, as under a supervisor
-        )
+    serve = _start(["--judge", "embedded", "--port", str(port), "--no-index"], env, log)
     sid = serve.pid
     try:
         deadline = time.monotonic() + READY_S
@@ -92,19 +114,12 @@ def test_sigterm_to_serve_sh_stops_the_app_and_frees_its_port(tmp_path: Path) ->
         started = _in_session(sid)
         assert len(started) >= 2, started  # serve.sh and the app it runs
 
-        os.kill(serve.pid, signal.SIGTERM)  # serve.sh only, not its process group
-        deadline = time.monotonic() + STOP_S
-        while (_listening(port) or _in_session(sid)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        left = _in_session(sid)
+        left = _sigterm_until_gone(serve, port)
         assert not _listening(port), f"port {port} still held {STOP_S:g} s after SIGTERM; left: {left}"
         assert not left, f"still running {STOP_S:g} s after SIGTERM to serve.sh: {left}"
         assert serve.wait(timeout=5) == 143, log.read_text()  # 128 + SIGTERM: it says it was stopped
     finally:
-        for pid in _in_session(sid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        serve.wait(timeout=10)
+        _kill_session(serve)
 
 
 @pytest.mark.vllm
@@ -119,16 +134,7 @@ def test_serve_sh_with_the_cpu_judge_stays_up_and_stops_on_sigterm(tmp_path: Pat
         INTERVIEW_DATA_DIR=str(tmp_path / "data"), INTERVIEW_CACHE_DIR=str(cache_dir()), HF_HUB_OFFLINE="1"
     )
     log = tmp_path / "serve.log"
-    with log.open("wb") as out:
-        serve = subprocess.Popen(
-            ["./serve.sh", "--judge", "cpu", "--judge-only"],
-            cwd=repo_root(),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    serve = _start(["--judge", "cpu", "--judge-only"], env, log)
     sid = serve.pid
     try:
         deadline = time.monotonic() + READY_S + 240
@@ -144,14 +150,8 @@ def test_serve_sh_with_the_cpu_judge_stays_up_and_stops_on_sigterm(tmp_path: Pat
             assert resp.status == 200
         assert any("vllm.entrypoints" in c for c in _in_session(sid).values())
 
-        os.kill(serve.pid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_S
-        while (_listening(port) or _in_session(sid)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _listening(port) and not _in_session(sid), _in_session(sid)
+        left = _sigterm_until_gone(serve, port)
+        assert not _listening(port) and not left, left
         assert serve.wait(timeout=5) == 143, log.read_text()
     finally:
-        for pid in _in_session(sid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        serve.wait(timeout=10)
+        _kill_session(serve)

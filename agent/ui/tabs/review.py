@@ -317,7 +317,7 @@ def save_override(
         msg,
         views.report_summary_md(report, ctx.rubric, ui, eff),
         views.review_html(report, eff, ctx.rubric, ui),
-        views.log_html(rows, ctx.rubric, ui),
+        views.log_html(rows, ctx.rubric, ui, problem=log_problem(ctx)),
     ]
 
 
