@@ -8,6 +8,7 @@ decoded raises `AudioDecodeError` with a sentence for the user; the typed path n
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,15 @@ MAX_AUDIO_BYTES = 50_000_000
 MAX_AUDIO_SECONDS = 20 * 60
 _ZH_PROMPT = "以下是普通话的句子，关于 vLLM 推理服务。"
 """Whisper writes traditional or simplified Chinese at random without a simplified-Chinese prompt."""
+_TEMPERATURES = (0.0, 0.2, 0.4)
+"""Whisper's fallback ladder, cut short: past a silence the small model can loop on one character
+("已已已…"), and each of the default six retries decodes the whole window again (80 s for 14 s of audio)."""
+_NO_REPEAT_NGRAM = 6
+"""No run of six tokens twice in one 30 s window: the loop cannot form; a short term said again survives
+(a long phrase said twice word for word would come out altered the second time)."""
+_LOOP = re.compile(r"([^\x00-\x7f]{1,4}?)\1{5,}")
+"""One to four non-ASCII characters six times or more in a row (已已已…, 。。。…): a decoding loop, not
+speech; kept once. ASCII is left alone (10000000 is a number)."""
 
 
 class AudioDecodeError(ValueError):
@@ -96,6 +106,11 @@ def decode(audio: Path) -> np.ndarray[Any, Any]:
     return samples
 
 
+def collapse_loops(text: str) -> str:
+    """The text with each decoding loop of non-ASCII characters kept once (see `_LOOP`)."""
+    return _LOOP.sub(r"\1", text)
+
+
 class WhisperSTT:
     """faster-whisper on CPU (int8), loaded on first use from `model_dir` (default: see models.py)."""
 
@@ -131,10 +146,12 @@ class WhisperSTT:
                 beam_size=self._beam_size,
                 initial_prompt=_ZH_PROMPT if language == "zh" else None,
                 condition_on_previous_text=False,
+                temperature=_TEMPERATURES,
+                no_repeat_ngram_size=_NO_REPEAT_NGRAM,
                 word_timestamps=True,  # pauses for the delivery figures (delivery.py)
             )
             heard = list(segments)  # a generator: transcription happens while it is read
-        text = "".join(s.text for s in heard).strip()
+        text = collapse_loops("".join(s.text for s in heard)).strip()
         return Transcription(
             text=text,
             language=language,

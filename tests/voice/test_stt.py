@@ -12,6 +12,8 @@ import pytest
 
 from agent.voice import AudioDecodeError, EndpointSTT, VoiceUnavailable, WhisperSTT, ensure_whisper_base
 from agent.voice.models import WHISPER_BASE_SHA256, sha256_file, whisper_model_dir
+from agent.voice.stt import collapse_loops
+from tests.voice.test_delivery_stt import joined
 
 
 def test_an_english_answer_spoken_by_espeak_comes_back_as_its_words(
@@ -22,6 +24,30 @@ def test_an_english_answer_spoken_by_espeak_comes_back_as_its_words(
     words = t.text.lower()
     assert "roll back" in words and "deployment" in words and "latency" in words, t.text
     assert t.language == "en" and 2 < t.duration_s < 10 and t.engine.startswith("faster-whisper")
+
+
+def test_a_chinese_answer_with_a_long_pause_does_not_loop(
+    stt: WhisperSTT, espeak_wav: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    """Past 3 s of silence the small model looped on one character ("已已已…", 200 times) and retried the
+    window at six temperatures (80 s for 14 s of audio). The words come from the decoder as it ran."""
+    parts = [
+        espeak_wav("嗯，那个，我们先看调度器，就是，KV cache 的分配。", "cmn-latn-pinyin"),
+        espeak_wav("然后看连续批处理怎么调度。", "cmn-latn-pinyin"),
+    ]
+    t = stt.transcribe(joined(parts, 3.0, tmp_path / "paused.wav"), "zh")
+    words = [w.text.strip() for w in t.words]
+    runs = [words[i : i + 6] for i in range(len(words) - 5)]
+    assert not any(len(set(r)) == 1 for r in runs), t.text
+    assert len(words) < 60, t.text  # two short sentences, not a window decoded to its token limit
+    assert "我们" in t.text, t.text
+
+
+def test_a_decoding_loop_is_kept_once_and_numbers_are_left_alone() -> None:
+    assert collapse_loops("此刻，我已已已已已已已已已已。") == "此刻，我已。"
+    assert collapse_loops("打翻。。。。。。。。第二步") == "打翻。第二步"
+    assert collapse_loops("一面一面一面一面一面一面一面") == "一面"
+    assert collapse_loops("10000000 tokens，哈哈，对对对") == "10000000 tokens，哈哈，对对对"
 
 
 def test_a_chinese_session_hears_chinese(stt: WhisperSTT, espeak_wav: Callable[[str, str], Path]) -> None:
