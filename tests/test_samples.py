@@ -286,6 +286,21 @@ def test_combine_needs_samples_of_the_same_transcript(rubric: Rubric, t003: Tran
         combine(rubric, [a], info, deterministic=True)
 
 
+def test_a_report_graded_without_the_holistic_part_is_graded_again_with_it(
+    rubric: Rubric, tmp_path: Path
+) -> None:
+    """`grade --no-holistic` then `grade`: the second run skipped every report as the same provenance."""
+    t = load_transcript(EXAMPLES / "t-001.json")
+    without, with_ = (
+        _info(rubric).model_copy(update={"holistic": False}),
+        _info(rubric).model_copy(update={"holistic": True}),
+    )
+    path = tmp_path / "t-001.json"
+    path.write_text(report_json(grade_samples(rubric, t, 1, judge=ScriptedJudge({0: "all"}), info=without)))
+    assert json.loads(path.read_text())["judge"]["holistic"] is False
+    assert same_provenance(path, without) and not same_provenance(path, with_)
+
+
 def test_a_different_number_of_samples_is_a_different_provenance(rubric: Rubric, tmp_path: Path) -> None:
     t = load_transcript(EXAMPLES / "t-001.json")
     judge = ScriptedJudge({0: "all", 1: "half", 2: "none"})

@@ -49,6 +49,11 @@ class JudgeInfo(BaseModel):
     temperature: float | None = None
     fallback: bool = False
     fallback_reason: str | None = None
+    holistic: bool | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="vLLM judge: whether the model also gave its holistic scores (`--no-holistic`: checklist only)",
+    )
     # self-consistency (`interview grade --samples K`, K > 1); absent from a single grading's JSON
     samples: int | None = Field(
         default=None, exclude_if=_absent, description="K: the answer was graded K times"

@@ -243,8 +243,8 @@ def _size(f: Path) -> int:
 
 
 def same_provenance(path: Path, info: JudgeInfo) -> bool:
-    """A report already written by the same judge, model, rubric and prompt, and the same number of
-    samples and seeds (a re-run skips it). A report in which the judge fell back, even in one of its
+    """A report already written by the same judge, model, rubric and prompt, with or without the holistic
+    part alike, and the same number of samples and seeds (a re-run skips it). A report in which the judge fell back, even in one of its
     samples, is graded again."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -254,5 +254,15 @@ def same_provenance(path: Path, info: JudgeInfo) -> bool:
         return False
     if not isinstance(old, dict):
         return False
-    keys = ("kind", "model", "rubric_version", "prompt_hash", "seed", "temperature", "samples", "seeds")
+    keys = (
+        "kind",
+        "model",
+        "rubric_version",
+        "prompt_hash",
+        "seed",
+        "temperature",
+        "holistic",
+        "samples",
+        "seeds",
+    )
     return not old.get("fallback") and not fell and all(old.get(k) == getattr(info, k) for k in keys)

@@ -148,6 +148,7 @@ class VllmJudge:
             vllm_version=self.server_version(),
             seed=self.seed,
             temperature=self.temperature,
+            holistic=self.holistic,
         )
 
     def _count(self, what: str) -> None:

@@ -21,10 +21,17 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def real_index(tmp_path_factory: pytest.TempPathFactory) -> SourceIndex:
+    """The index `./test.sh` built from the wheel into the data dir (`interview index build`), read only;
+    else (run alone, or that build failed) one built here from the wheel (about 50 s)."""
     pytest.importorskip("chromadb", reason="the index needs the app extras")
     from agent.knowledge import default_embedder
 
     assert WHEEL is not None
+    built = SourceIndex(embedder=default_embedder())
+    if built.url is None and built.manifest() is not None:
+        st = built.status()
+        if st.version == load_pin().release.version and st.files > 0:
+            return built
     index = SourceIndex(tmp_path_factory.mktemp("real") / "index", embedder=default_embedder())
     with open_source(WHEEL) as src:
         index.build(src, Scope.TRAIL)
