@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/bootstrap.sh
+# the vLLM CPU judge's venvs and model (minutes on a fresh machine, mostly downloads) are built beside
+# the rest; the vLLM tests wait for the build through its file locks
+judge_log=$(mktemp)
+HF_HUB_OFFLINE=1 env -u JUDGE_MODEL .venv/bin/python -m agent.judge.runtime --prepare-only --replicas 2 >"$judge_log" 2>&1 &
+judge_pid=$!
 scripts/system_deps.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 .venv/bin/ruff check agent tests bench
@@ -20,7 +25,9 @@ set +e
 tests_rc=$?
 wait "$mypy_pid"
 mypy_rc=$?
+wait "$judge_pid" || { echo "test.sh: preparing the vLLM judge failed:" >&2; tail -20 "$judge_log" >&2; }
 set -e
+rm -f "$judge_log"
 cat "$mypy_log"
 rm -f "$mypy_log"
 if [ "$mypy_rc" -ne 0 ]; then

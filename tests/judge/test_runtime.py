@@ -247,6 +247,23 @@ PREFIX_CACHE_METRICS = ("vllm:prefix_cache_queries_total", "vllm:prefix_cache_hi
 
 
 @pytest.mark.vllm
+def test_prepare_only_builds_what_a_start_needs_and_starts_nothing() -> None:
+    """What ./test.sh runs beside the lint and the first tests (the vLLM tests wait on its file locks)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "JUDGE_MODEL"}
+    cmd = [sys.executable, "-m", "agent.judge.runtime", "--prepare-only", "--replicas", "2"]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "JUDGE_BASE_URL" not in r.stdout and "starting" not in r.stderr, r.stderr
+    prepared = re.search(r"prepared: (\S+) serves (\S+) as (\S+)", r.stderr)
+    assert prepared, r.stderr
+    python, model = Path(prepared[1]), Path(prepared[2])
+    assert python.exists() and (model / "config.json").exists()
+    assert prepared[3] == runtime.SMOLLM2_SERVED_NAME
+
+
+@pytest.mark.vllm
 def test_models_lists_the_served_model(vllm_judge: JudgeServer) -> None:
     models = vllm_judge.get_json("/v1/models")
     ids = [m["id"] for m in models["data"]]

@@ -331,7 +331,7 @@ def test_grade_cli_with_the_vllm_judge_writes_reports_and_a_rerun_skips_them(
         assert j["vllm_version"] == vllm_judge.version()
         assert j["rubric_version"] == rubric.version
         assert j["prompt_hash"] == prompt.load_templates().hash
-        assert (j["seed"], j["temperature"]) == (0, 0.0)
+        assert (j["seed"], j["temperature"], j["holistic"]) == (0, 0.0, False)
         for rnd in rep["rounds"]:
             assert rnd["judge"]["kind"] == "vllm" and "judge_fallback" not in rnd["flags"]
         stamps[p.name] = p.stat().st_mtime_ns

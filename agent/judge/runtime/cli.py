@@ -56,9 +56,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--replicas", type=int, default=1, help="N > 1: N servers behind vllm-router (its URL is printed)"
     )
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="build the venv(s) and the model, then exit without starting a server (before going offline, "
+        "or beside other work: a later start waits for a build in progress)",
+    )
     args = parser.parse_args(argv)
     if args.replicas < 1:
         parser.error("--replicas must be at least 1")
+    if args.prepare_only:
+        return _prepare_main(args)
     if args.replicas > 1:
         return _pool_main(args)
 
@@ -111,6 +119,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if server is not None:
             server.stop()
+
+
+def _prepare_main(args: argparse.Namespace) -> int:
+    """`--prepare-only`: what a start would build (venvs, model), built; nothing started."""
+    die_with_parent()  # a killed caller (test.sh) takes the build down; a half-built venv is rebuilt later
+    try:
+        if args.replicas > 1:
+            pool = prepare_pool(
+                args.replicas, model_dir=args.model, gpu=args.gpu, served_model_name=args.served_model_name
+            )
+            server = pool.servers[0]
+        else:
+            server = prepare_judge(
+                model_dir=args.model, gpu=args.gpu, served_model_name=args.served_model_name
+            )
+    except RuntimeSetupError as exc:
+        log(f"error: {exc}")
+        return 1
+    log(f"prepared: {server.python} serves {server.model_dir} as {server.served_model_name}")
+    return 0
 
 
 def _pool_main(args: argparse.Namespace) -> int:
