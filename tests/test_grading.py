@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agent.contracts.checklist import Checks
-from agent.grading.batch import grade_files
+from agent.contracts.report import Report
+from agent.contracts.transcript import Transcript
+from agent.grading.batch import Outcome, grade_files
+from agent.grading.render import report_json
+from agent.graph import grade_with_graph
 from agent.judge.base import Fill
 from agent.judge.embedded import EmbeddedJudge
 from agent.judge.matching import Sentence
@@ -87,3 +93,42 @@ def test_report_names_are_distinct_whatever_the_inputs_are_called(tmp_path: Path
     assert len({n.casefold() for n in names.values()}) == len(files), names
     assert names[files[2]] == h and names[files[3]] == f"{h.upper()}-2" and names[files[6]] == "top"
     assert report_names(files) == names and report_names(list(reversed(files))) == names
+
+
+def _graph_in(t: Transcript, **kw: Any) -> Report:
+    """`grade_with_graph`, the report's id marked with the process that graded it."""
+    rep = grade_with_graph(t, **kw)
+    return rep.model_copy(update={"id": f"{rep.id}@{os.getpid()}"})
+
+
+def test_worker_processes_give_the_same_reports_and_a_bad_file_stays_one_line(tmp_path: Path) -> None:
+    """The embedded judge is CPU-bound Python: `processes=2` grades in forked workers (other pids), with
+    the reports byte for byte those of one process, the files' order kept and a bad file one error."""
+    files = sorted(EXAMPLES.glob("*.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    files = [*files[:2], bad, *files[2:]]
+    rubric = load_rubric()
+    seen: list[Path] = []
+    runs = {
+        n: grade_files(rubric, files, replay=_graph_in, processes=n, on_done=lambda o: seen.append(o.source))
+        for n in (1, 2)
+    }
+    assert sorted(seen) == sorted(files * 2)
+    pids: dict[int, set[str]] = {}
+    for n, outcomes in runs.items():
+        assert [o.source for o in outcomes] == files
+        assert outcomes[2].report is None and outcomes[2].error and str(bad) in outcomes[2].error
+        assert not outcomes[2].internal
+        pids[n] = {o.report.id.rsplit("@", 1)[1] for o in outcomes if o.report is not None}
+    assert pids[1] == {str(os.getpid())}
+    assert pids[2] and str(os.getpid()) not in pids[2]
+
+    def plain(outcomes: list[Outcome]) -> list[str]:
+        return [
+            report_json(o.report.model_copy(update={"id": o.report.id.rsplit("@", 1)[0]}))
+            for o in outcomes
+            if o.report is not None
+        ]
+
+    assert plain(runs[2]) == plain(runs[1])

@@ -55,7 +55,8 @@ def grade(
             "--concurrency",
             min=0,
             help="transcripts graded at once, and the most requests a vLLM judge has in flight "
-            f"(0: {DEFAULT_IN_FLIGHT} for vLLM); per server behind a judge pool's router",
+            f"(0: {DEFAULT_IN_FLIGHT} for vLLM); per server behind a judge pool's router; the embedded "
+            "judge: worker processes (0: one per core)",
         ),
     ] = 0,
     no_holistic: Annotated[bool, typer.Option("--no-holistic", help="vLLM judge: checklist only")] = False,
@@ -174,6 +175,7 @@ def grade(
             sources=sources,
             samples=samples,
             sample_temperature=sample_temperature,
+            processes=(concurrency or os.cpu_count() or 1) if jd.kind == "embedded" else 1,
         )
 
     k = f" · median of {samples} samples" if samples > 1 else ""

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
+import pickle
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -166,8 +168,13 @@ def grade_files(
     replay: Replay | None = None,
     samples: int = 1,
     sample_temperature: float | None = None,
+    processes: int = 1,
 ) -> list[Outcome]:
     """Grade every file; a bad one becomes an Outcome with one clear error and the batch goes on.
+
+    `processes` > 1: that many forked worker processes grade the files (a judge without a server is
+    CPU-bound Python: threads share one core, processes use them all); the results are the same as
+    one process gives. Where fork is not available, one process grades them.
 
     `replay`: each transcript through the interview graph's grade mode (`agent.graph.grade_with_graph`,
     as `interview grade` does), unless a `path_checker` is given; else `grade_transcript`.
@@ -209,6 +216,8 @@ def grade_files(
             return Outcome(f, error=f"{f}: internal error while grading ({why})", internal=True, exc=e)
 
     outcomes: list[Outcome] = []
+    if processes > 1 and len(files) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        return _in_processes(one, files, min(processes, len(files)), on_done)
     if concurrency <= 1:
         for f in files:
             o = one(f)
@@ -225,6 +234,51 @@ def grade_files(
             outcomes.append(o)
             if on_done:
                 on_done(o)
+    order = {f: k for k, f in enumerate(files)}
+    return sorted(outcomes, key=lambda o: order[o.source])
+
+
+_WORK: Callable[[Path], Outcome] | None = None
+"""The grading function of the batch in progress, inherited by its forked workers (closures do not pickle)."""
+
+
+def _work(f: Path) -> Outcome:
+    assert _WORK is not None
+    o = _WORK(f)
+    if o.exc is not None:
+        try:
+            pickle.dumps(o.exc)
+        except Exception:  # an exception that does not pickle comes back as its text
+            o = Outcome(o.source, error=o.error, internal=o.internal, exc=RuntimeError(repr(o.exc)))
+    return o
+
+
+def _in_processes(
+    one: Callable[[Path], Outcome], files: list[Path], n: int, on_done: Callable[[Outcome], None] | None
+) -> list[Outcome]:
+    """`one` over `files` in `n` forked processes, the largest files first; outcomes in the files' order."""
+    global _WORK
+    _WORK = one
+    outcomes: list[Outcome] = []
+    try:
+        with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures: dict[Future[Outcome], Path] = {
+                pool.submit(_work, f): f for f in sorted(files, key=_size, reverse=True)
+            }
+            for fut in as_completed(futures):
+                try:
+                    o = fut.result()
+                except (
+                    Exception
+                ) as e:  # the worker died (killed, out of memory): this file failed, not the batch
+                    f = futures[fut]
+                    why = _flat(f"{type(e).__name__}: {e}", 300)
+                    o = Outcome(f, error=f"{f}: internal error while grading ({why})", internal=True, exc=e)
+                outcomes.append(o)
+                if on_done:
+                    on_done(o)
+    finally:
+        _WORK = None
     order = {f: k for k, f in enumerate(files)}
     return sorted(outcomes, key=lambda o: order[o.source])
 
