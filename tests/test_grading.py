@@ -132,3 +132,19 @@ def test_worker_processes_give_the_same_reports_and_a_bad_file_stays_one_line(tm
         ]
 
     assert plain(runs[2]) == plain(runs[1])
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(t: Transcript, **kw: Any) -> Report:
+    if t.id == "t-002" and os.getpid() != _PARENT:
+        os._exit(9)  # a worker killed mid-file (no exception, no cleanup)
+    return grade_with_graph(t, **kw)
+
+
+def test_a_worker_that_dies_loses_no_file() -> None:
+    files = sorted(EXAMPLES.glob("*.json"))
+    outcomes = grade_files(load_rubric(), files, replay=_dies_in_a_worker, processes=2)
+    assert [o.source for o in outcomes] == files
+    assert all(o.report is not None and o.error is None for o in outcomes), [o.error for o in outcomes]

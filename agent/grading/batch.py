@@ -15,6 +15,7 @@ import pickle
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -174,7 +175,8 @@ def grade_files(
 
     `processes` > 1: that many forked worker processes grade the files (a judge without a server is
     CPU-bound Python: threads share one core, processes use them all); the results are the same as
-    one process gives. Where fork is not available, one process grades them.
+    one process gives. Where fork is not available, one process grades them; the files of a worker that
+    died (killed, out of memory) are graded again in this process.
 
     `replay`: each transcript through the interview graph's grade mode (`agent.graph.grade_with_graph`,
     as `interview grade` does), unless a `path_checker` is given; else `grade_transcript`.
@@ -260,6 +262,7 @@ def _in_processes(
     global _WORK
     _WORK = one
     outcomes: list[Outcome] = []
+    lost: list[Path] = []
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
             futures: dict[Future[Outcome], Path] = {
@@ -268,17 +271,19 @@ def _in_processes(
             for fut in as_completed(futures):
                 try:
                     o = fut.result()
-                except (
-                    Exception
-                ) as e:  # the worker died (killed, out of memory): this file failed, not the batch
-                    f = futures[fut]
-                    why = _flat(f"{type(e).__name__}: {e}", 300)
-                    o = Outcome(f, error=f"{f}: internal error while grading ({why})", internal=True, exc=e)
+                except BrokenProcessPool:  # a worker died (killed, out of memory): the pool is gone
+                    lost.append(futures[fut])
+                    continue
                 outcomes.append(o)
                 if on_done:
                     on_done(o)
     finally:
         _WORK = None
+    for f in sorted(lost, key=lambda f: files.index(f)):  # graded again here, one at a time
+        o = one(f)
+        outcomes.append(o)
+        if on_done:
+            on_done(o)
     order = {f: k for k, f in enumerate(files)}
     return sorted(outcomes, key=lambda o: order[o.source])
 
