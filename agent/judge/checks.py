@@ -192,6 +192,17 @@ def _tail(sents: Sequence[Sentence], k: int, most: int = 2) -> str:
     return ""
 
 
+def _remark(sents: Sequence[Sentence], k: int) -> str:
+    """The clause right after `k` when `k` ends mid-sentence (; ：) and it holds no number of its own: a
+    remark on the numbers before it ("at 6 req/s plus a 30 s burst; the burst is a pattern we designed")."""
+    if k + 1 >= len(sents) or sents[k + 1].turn != sents[k].turn:
+        return ""
+    nxt = sents[k + 1]
+    if not sents[k].text.rstrip().endswith(("；", ";", "：", ":")) or any(ch.isdigit() for ch in nxt.text):
+        return ""
+    return nxt.lower
+
+
 _PROMQL_RANGE_END = re.compile(r"[smhd]\]")
 _ALL_OF = re.compile(r"\s*%\s*of\b")
 
@@ -238,7 +249,7 @@ def numbers(
     blanket = _blanket(sents, labels, lex)
     seen: dict[float, str] = {}
     for k, s in enumerate(sents):
-        prev = _lead(sents, k) + " " + _tail(sents, k)
+        prev = _lead(sents, k) + " " + _tail(sents, k) + " " + _remark(sents, k)
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
         known = given | asked[s.question]
@@ -279,14 +290,25 @@ def numbers(
 def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
     """Measured-sounding claims with a number and no artifact (or enough conditions) in or next to them.
 
-    Not claims: a number the sentence labels given, derived or estimated, and a measurement stated as a
+    Not claims: a number the sentence labels given, derived or estimated, a figure after a statement of
+    where the figures come from that names an artifact (`artifact_leads`), and a measurement stated as a
     condition to meet (`requirement_frames` in the sentence, the three before it or the two after it, same
     turn: a list of conditions under one lead, or closed by "any one missing, stay unified")."""
     out: list[str] = []
     need = int(lex.get("measurement_conditions_needed", 3))
+    sourced: dict[int, int] = {}  # turn -> the first sentence naming where the figures after it come from
+    for k, s in enumerate(sents):
+        if (
+            s.turn not in sourced
+            and any_term(s.lower, lex.get("artifact_leads", []))
+            and any_term(s.lower, lex["artifacts"])
+        ):
+            sourced[s.turn] = k
     for k, s in enumerate(sents):
         if not any_term(s.lower, lex["measured_claims"]):
             continue
+        if s.turn in sourced and k > sourced[s.turn]:
+            continue  # "Figures are from the load-test report, stored with the PR: …" sources what follows
         if not (numbers([s], lex) or _MULTIPLIER.search(s.text)):
             continue
         labels = lex["number_labels"]

@@ -150,6 +150,35 @@ def test_measured_claim_without_artifact_is_fabricated(lex: dict[str, Any]) -> N
     assert not ok.fabricated
 
 
+def test_a_statement_of_where_the_figures_come_from_sources_the_claims_after_it(lex: dict[str, Any]) -> None:
+    claims = (
+        "Setup: two replicas, the image pinned by digest. Load: the production mix replayed at 4 req/s. "
+        "Measured after the change: p99 TTFT went from about 900 ms to about 400 ms."
+    )
+    led = "All the figures below come from the benchmark report attached to the change request. " + claims
+    assert run_checks("project-experience", claims, lex).fabricated  # nothing says where they are from
+    assert not run_checks("project-experience", led, lex).fabricated
+    zh = "以下数据都来自压测报告，附在变更记录里。上线后 p99 延迟从 900 ms 降低到 400 ms，吞吐提升了 2 倍。"
+    assert not run_checks("project-experience", zh, lex).fabricated
+    # a lead without an artifact is only words; after the claims it sources nothing
+    bare = "The numbers are from my memory. " + claims
+    late = claims + " The team was happy with it. These figures come from the benchmark report."
+    assert run_checks("project-experience", bare, lex).fabricated
+    assert run_checks("project-experience", late, lex).fabricated
+
+
+def test_a_remark_right_after_a_clause_labels_its_numbers(lex: dict[str, Any]) -> None:
+    said = (
+        "Arrivals at 8 req/s with a 20 s spike every minute; the spike is a pattern we designed for the test."
+    )
+    bare = "Arrivals at 8 req/s with a 20 s spike every minute. The spike hurt the short requests."
+    assert [n.text for n in run_checks("project-experience", said, lex).numbers if n.label is None] == []
+    assert [n.text for n in run_checks("project-experience", bare, lex).numbers if n.label is None] == [
+        "8",
+        "20",
+    ]
+
+
 def test_a_label_at_the_head_of_a_clause_run_covers_its_clauses_and_a_time_box_is_no_claim(
     lex: dict[str, Any],
 ) -> None:
