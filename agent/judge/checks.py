@@ -287,7 +287,9 @@ def numbers(
     return out
 
 
-def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
+def fabricated(
+    sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
+) -> list[str]:
     """Measured-sounding claims with a number and no artifact (or enough conditions) in or next to them.
 
     Not claims: a number the sentence labels given, derived or estimated, a figure after a statement of
@@ -309,7 +311,10 @@ def fabricated(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
             continue
         if s.turn in sourced and k > sourced[s.turn]:
             continue  # "Figures are from the load-test report, stored with the PR: …" sources what follows
-        if not (numbers([s], lex) or _MULTIPLIER.search(s.text)):
+        own = [
+            n for n in numbers([s], lex, given) if n.label != "given"
+        ]  # the question's numbers claim nothing
+        if not (own or _MULTIPLIER.search(s.text)):
             continue
         labels = lex["number_labels"]
         if any(any_term(s.lower, labels[kind]) for kind in ("given", "derived", "estimated")):
@@ -472,7 +477,7 @@ def run_checks(
     checks = Checks(
         numbers=nums,
         unlabeled_numbers=list(dict.fromkeys(n.text for n in nums if n.label is None)),  # each once
-        fabricated=fabricated(claims, lex),
+        fabricated=fabricated(claims, lex, given_values(given_text)),
         injection=[s.text for s in inj],
         paths=paths,
         happy_path_only=not (failure or rollback or any_term(lower, lex.get("boundary_caveats", []))),

@@ -24,7 +24,9 @@ def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
     if c.happy_path_only:
         flags.add("happy_path_only")
     if len(c.unlabeled_numbers) >= int(th.get("unlabeled_numbers", 2)):
-        flags.add("unlabeled_numbers")
+        own = {n.text for n in c.numbers if n.label not in (None, "given")} | set(c.unlabeled_numbers)
+        if len(c.unlabeled_numbers) >= float(th.get("unlabeled_share", 0.0)) * len(own):
+            flags.add("unlabeled_numbers")
     if c.fabricated:
         flags.add("fabricated_metrics")
     if c.injection:

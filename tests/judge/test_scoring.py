@@ -334,3 +334,29 @@ def test_a_thin_but_right_answer_is_core_right_not_wrong(rubric: Rubric) -> None
     assert assess_answer(rubric, medium.round, medium.as_answer(), medium.language).scores["accuracy"] == 3
     assert assess_answer(without, medium.round, medium.as_answer(), medium.language).scores["accuracy"] == 2
     assert assess_answer(rubric, "concepts", CONCEPTS_WRONG_CORE, "en").scores["accuracy"] == 1
+
+
+def test_two_stray_numbers_in_an_answer_that_labels_its_figures_raise_no_unlabeled_flag() -> None:
+    rubric = load_rubric()
+    labelled = " ".join(
+        f"Run {k}: TTFT p95 {k * 100} ms and TPOT p95 {k * 7} ms (measured, from our Grafana export)."
+        for k in range(1, 6)
+    )
+    strays = "We page when more than 40 requests wait, and we keep 20% headroom. "
+    few = "We moved to 4 replicas and the queue stayed under 30 requests at the peak."
+    assert (
+        "unlabeled_numbers" not in assess_answer(rubric, "project-experience", strays + labelled, "en").flags
+    )
+    # the same two strays where nothing else is labelled: the habit the rule asks for is missing
+    assert "unlabeled_numbers" in assess_answer(rubric, "project-experience", strays + few, "en").flags
+
+
+def test_a_number_from_the_question_is_no_measured_claim() -> None:
+    rubric = load_rubric()
+    said = "Before computing, I'd confirm whether the 12 GiB was measured at the token budget we will run."
+    ra = assess_answer(rubric, "capacity", said, "en")
+    assert (
+        "fabricated_metrics" not in ra.flags
+        and ra.checklist is not None
+        and not ra.checklist.checks.fabricated
+    )
