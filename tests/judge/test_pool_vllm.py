@@ -22,9 +22,8 @@ from agent.judge.runtime.venv import ensure_router_venv
 from agent.judge.vllm_pool import PooledVllmJudge
 from agent.rubric import load_rubric
 
-ANSWERS = [
+ANSWERS = [  # one answer: which replica answered its parts is the point; a second added ~20 s and nothing new
     "Paged KV splits the cache into blocks of 16 tokens; the block table maps each sequence to them.",
-    "The scheduler admits waiting requests while the token budget lasts and preempts the newest first.",
 ]
 
 
