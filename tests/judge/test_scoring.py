@@ -360,3 +360,20 @@ def test_a_number_from_the_question_is_no_measured_claim() -> None:
         and ra.checklist is not None
         and not ra.checklist.checks.fabricated
     )
+
+
+def test_a_plain_answer_covering_a_quarter_of_the_round_communicates_at_3() -> None:
+    """Labelled 3 on communication by both of its labellers; the judge said 2 (1 of 7 process items)."""
+    from pathlib import Path
+
+    from agent.calibration.evaluation import load_graded_set
+
+    rubric = load_rubric()
+    dev = Path(__file__).parents[2] / "eval" / "graded" / "dev" / "a13.yaml"
+    a = next(x for x in load_graded_set(dev).answers if x.id == "a13-incident-medium-zh")
+    assert a.expected.scores["communication"] == (3, 3)
+    ra = assess_answer(rubric, a.round, a.as_answer(), a.language)
+    assert ra.scores["communication"] == 3, ra.dimensions
+    # a short answer is not lifted by it
+    short = assess_answer(rubric, "incident", "先回滚 canary。然后看指标。", "zh")
+    assert short.scores["communication"] <= 2
