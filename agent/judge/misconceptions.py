@@ -138,7 +138,14 @@ def find_misconceptions(
     for m in rubric.misconceptions(round_id):
         # only sentences that match enough of the entry's groups can assert it (the same first test as asserts)
         hits = [sentence_hits(lowers, g) for g in m.recognise.groups]
+        if sum(1 for h in hits if h) < m.recognise.required:
+            continue  # no sentence can match enough groups (most entries, most answers)
+        some = 0
+        for h in hits:
+            some |= h
         for i, s in enumerate(sents):
+            if not some >> i & 1:
+                continue
             if sum(h >> i & 1 for h in hits) >= m.recognise.required and asserts(m, markers, s.lower):
                 out.append(
                     MisconceptionFinding(
