@@ -21,8 +21,24 @@ mypy_pid=$!
 # the index over the real vLLM source (the 0.26.0 wheel, fetched once): the slow knowledge tests use it
 .venv/bin/interview index build -q || echo "test.sh: index build failed; tests over the real wheel will skip" >&2
 set +e
-.venv/bin/python -m pytest "$@"
-tests_rc=$?
+if [ "$#" -eq 0 ]; then
+  # the whole suite: the tests that start real vLLM servers (mostly waiting on the server) run in a second
+  # pytest beside the rest; its output follows this one's. With arguments, one pytest runs them as given.
+  vllm_log=$(mktemp)
+  .venv/bin/python -m pytest -m vllm -p no:cacheprovider >"$vllm_log" 2>&1 &
+  vllm_pid=$!
+  .venv/bin/python -m pytest -m "not vllm"
+  tests_rc=$?
+  wait "$vllm_pid"
+  vllm_rc=$?
+  echo "---- the vLLM tests (pytest -m vllm, run beside the others) ----"
+  cat "$vllm_log"
+  rm -f "$vllm_log"
+  [ "$tests_rc" -eq 0 ] && tests_rc=$vllm_rc
+else
+  .venv/bin/python -m pytest "$@"
+  tests_rc=$?
+fi
 wait "$mypy_pid"
 mypy_rc=$?
 wait "$judge_pid" || { echo "test.sh: preparing the vLLM judge failed:" >&2; tail -20 "$judge_log" >&2; }
