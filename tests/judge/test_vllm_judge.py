@@ -355,14 +355,7 @@ def test_grade_samples_with_the_vllm_judge_reports_the_median_and_the_spread(
     out = tmp_path / "reports"
     cmd = [sys.executable, "-m", "agent", "grade", str(EXAMPLES / "t-001.json"), "--judge", "vllm"]
     r = subprocess.run(
-        [
-            *cmd,
-            "--out",
-            str(out),
-            "--samples",
-            "2",
-            "--no-holistic",
-        ],  # the checklist's scores are sampled too
+        [*cmd, "--out", str(out), "--samples", "2"],
         capture_output=True,
         text=True,
         env=env,
@@ -371,9 +364,7 @@ def test_grade_samples_with_the_vllm_judge_reports_the_median_and_the_spread(
     )
     assert r.returncode == 0, r.stderr[-3000:]
     rep = json.loads((out / "t-001.json").read_text(encoding="utf-8"))
-    assert (
-        rep["judge"]["kind"] == "vllm" and rep["judge"]["samples"] == 2 and rep["judge"]["holistic"] is False
-    )
+    assert rep["judge"]["kind"] == "vllm" and rep["judge"]["samples"] == 2
     sp = rep["samples"]
     assert sp["k"] == 2 and sp["seeds"] == [0, 1] and not sp["deterministic"] and sp["temperature"] > 0
     for rnd, spread in zip(rep["rounds"], sp["rounds"], strict=True):
