@@ -236,6 +236,10 @@ def grade_files(
             outcomes.append(o)
             if on_done:
                 on_done(o)
+    return _in_file_order(outcomes, files)
+
+
+def _in_file_order(outcomes: list[Outcome], files: list[Path]) -> list[Outcome]:
     order = {f: k for k, f in enumerate(files)}
     return sorted(outcomes, key=lambda o: order[o.source])
 
@@ -262,7 +266,7 @@ def _in_processes(
     global _WORK
     _WORK = one
     outcomes: list[Outcome] = []
-    lost: list[Path] = []
+    lost: set[Path] = set()
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
             futures: dict[Future[Outcome], Path] = {
@@ -272,20 +276,19 @@ def _in_processes(
                 try:
                     o = fut.result()
                 except BrokenProcessPool:  # a worker died (killed, out of memory): the pool is gone
-                    lost.append(futures[fut])
+                    lost.add(futures[fut])
                     continue
                 outcomes.append(o)
                 if on_done:
                     on_done(o)
     finally:
         _WORK = None
-    for f in sorted(lost, key=lambda f: files.index(f)):  # graded again here, one at a time
+    for f in [f for f in files if f in lost]:  # graded again here, one at a time, in the files' order
         o = one(f)
         outcomes.append(o)
         if on_done:
             on_done(o)
-    order = {f: k for k, f in enumerate(files)}
-    return sorted(outcomes, key=lambda o: order[o.source])
+    return _in_file_order(outcomes, files)
 
 
 def _flat(text: str, limit: int = 1000) -> str:
@@ -303,8 +306,8 @@ def _size(f: Path) -> int:
 
 def same_provenance(path: Path, info: JudgeInfo) -> bool:
     """A report already written by the same judge, model, rubric and prompt, with or without the holistic
-    part alike, and the same number of samples and seeds (a re-run skips it). A report in which the judge fell back, even in one of its
-    samples, is graded again."""
+    part alike, and the same number of samples and seeds (a re-run skips it). A report in which the judge
+    fell back, even in one of its samples, is graded again."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         old = doc["judge"]
