@@ -151,7 +151,8 @@ def _blanket(
     return out
 
 
-_CLAUSE_END = ("；", ";", "：", ":", "，", ",")
+_MID_SENTENCE = ("；", ";", "：", ":")
+_CLAUSE_END = (*_MID_SENTENCE, "，", ",")
 
 
 def _lead(sents: Sequence[Sentence], k: int, most: int = 4) -> str:
@@ -198,7 +199,7 @@ def _remark(sents: Sequence[Sentence], k: int) -> str:
     if k + 1 >= len(sents) or sents[k + 1].turn != sents[k].turn:
         return ""
     nxt = sents[k + 1]
-    if not sents[k].text.rstrip().endswith(("；", ";", "：", ":")) or any(ch.isdigit() for ch in nxt.text):
+    if not sents[k].text.rstrip().endswith(_MID_SENTENCE) or any(ch.isdigit() for ch in nxt.text):
         return ""
     return nxt.lower
 
@@ -311,9 +312,8 @@ def fabricated(
             continue
         if s.turn in sourced and k > sourced[s.turn]:
             continue  # "Figures are from the load-test report, stored with the PR: …" sources what follows
-        own = [
-            n for n in numbers([s], lex, given) if n.label != "given"
-        ]  # the question's numbers claim nothing
+        # the question's numbers claim nothing
+        own = [n for n in numbers([s], lex, given) if n.label != "given"]
         if not (own or _MULTIPLIER.search(s.text)):
             continue
         labels = lex["number_labels"]
