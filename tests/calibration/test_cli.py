@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from agent.calibration import evaluation
 from agent.cli.main import app
 
 runner = CliRunner()
+
+
+@pytest.fixture
+def small_splits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dev and test each one dev author's file (the side-by-side logic, not the figures, is under test)."""
+    for split, name in (("dev", "a1.yaml"), ("test", "a2.yaml")):
+        (tmp_path / "graded" / split).mkdir(parents=True)
+        shutil.copy(evaluation.graded_dir("dev") / name, tmp_path / "graded" / split / name)
+    monkeypatch.setattr(evaluation, "graded_dir", lambda split: tmp_path / "graded" / split)
 
 
 def test_calibrate_writes_the_report(small_set_file: Path, tmp_path: Path) -> None:
@@ -75,6 +87,7 @@ def test_plain_eval_still_runs(small_set_file: Path) -> None:
     assert re.search(r"│ answers\s+│\s+7 │", res.output), res.output
 
 
+@pytest.mark.usefixtures("small_splits")
 def test_eval_reports_dev_and_test_side_by_side() -> None:
     res = runner.invoke(app, ["eval", "--split", "both"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
@@ -90,6 +103,7 @@ def test_eval_refuses_an_unknown_split() -> None:
     assert "--split must be dev, test or both" in res.output
 
 
+@pytest.mark.usefixtures("small_splits")
 def test_calibrate_reports_dev_and_test_side_by_side(tmp_path: Path) -> None:
     out = tmp_path / "cal"
     res = runner.invoke(app, ["eval", "calibrate", "--out", str(out)], env={"COLUMNS": "200"})
