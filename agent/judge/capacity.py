@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import repo_root
 from agent.contracts.checklist import CapacityFinding
+from agent.judge.numerals import with_digits
 from agent.rubric.model import Lang
 
 GIB = 2**30
@@ -89,10 +90,16 @@ def reference(p: CapacityParams | None = None) -> CapacityReference:
 # ---------------------------------------------------------------- reading numbers from an answer
 
 _NUM = re.compile(
-    r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s*(?:[eE]|[×x*]\s*10\^?)\s*([+-]?\d+))?"
-    r"\s*(GiB|GB|G|MiB|MB|M|KiB|KB|K|TiB|TB|bytes?|B|字节|requests?|reqs?|个请求|个|并发|concurrent)?",
+    r"\s*(gibibytes?|gigabytes?|gigs?|mebibytes?|megabytes?|kibibytes?|kilobytes?|tebibytes?|terabytes?"
+    r"|个\s?G(?:iB|B)?|GiB|GB|G|MiB|MB|M|KiB|KB|K|TiB|TB|bytes?|B|字节|requests?|reqs?|个请求|个|并发|concurrent)?",
 )
+#: unit words and 个G as said: the unit they stand for
+_SAID_UNITS = {
+    "gibibyte": "gib", "gigabyte": "gb", "gig": "gib", "mebibyte": "mib", "megabyte": "mb",
+    "kibibyte": "kib", "kilobyte": "kb", "tebibyte": "tib", "terabyte": "tb",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -111,13 +118,18 @@ def _to_float(num: str, exp: str | None) -> float:
 
 
 def read_quantities(text: str) -> list[Quantity]:
-    """Numbers with units, normalised: memory to GiB-or-GB scale ('gib-like'), bytes, counts."""
+    """Numbers with units, normalised: memory to GiB-or-GB scale ('gib-like'), bytes, counts. Numbers said in
+    words (七十四点五 GiB, a hundred and eighty requests) count as digits; `raw` is the text as written."""
     out: list[Quantity] = []
-    for m in _NUM.finditer(text):
+    said = with_digits(text)
+    for m in _NUM.finditer(said.text):
         v = _to_float(m.group(1), m.group(2))
         u = m.group(3) or ""
-        ul = u.lower()
-        raw = m.group(0).strip()
+        ul = u.lower().rstrip("s") if len(u) > 3 else u.lower()
+        if ul.startswith("个") and "g" in ul:
+            ul = "gib"  # 74.5 个G: a gigabyte as said, read like G
+        ul = _SAID_UNITS.get(ul, ul)
+        raw = said.original(m.start(), m.end()).strip()
         if ul in ("gib", "gb", "g"):
             out.append(Quantity(v, "gib-like", raw, u))
         elif ul in ("tib", "tb"):
