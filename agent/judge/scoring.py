@@ -7,6 +7,7 @@ A model's holistic score, when present, is kept only within the band the checkli
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from agent.contracts.checklist import Checklist
@@ -185,7 +186,7 @@ def score_round(
         lead = [i for i in mine if i.dimensions[0] == d] + [i for i in mine if i.dimensions[0] != d]
         cand = [found[i.id].quote for i in lead if i.id in covered]
         cand += [s.quote for s in strong_present if d in strong_defs[s.id].dimensions]
-        q = list(dict.fromkeys(x for x in cand if x))
+        q = _distinct(x for x in cand if x)
         quotes[d] = ([x for x in q if x not in shown] + [x for x in q if x in shown])[:4]
         shown.update(quotes[d][:1])
         got = [i.text.get(lang) for i in mine if i.id in covered]
@@ -323,3 +324,14 @@ def risks_and_actions(
             listed = sep.join(miss) if miss else ("—")
             actions.append(templates[d][lang].format(round=title, items=listed))
     return risks, actions
+
+
+def _distinct(quotes: Iterable[str]) -> list[str]:
+    """The quotes in order, without one that another already kept contains or is contained in (two rows
+    of one passage say nothing the first did not)."""
+    kept: list[str] = []
+    for q in quotes:
+        norm = " ".join(q.split())
+        if not any(norm in k or k in norm for k in (" ".join(x.split()) for x in kept)):
+            kept.append(q)
+    return kept

@@ -377,3 +377,21 @@ def test_a_plain_answer_covering_a_quarter_of_the_round_communicates_at_3() -> N
     # a short answer is not lifted by it
     short = assess_answer(rubric, "incident", "先回滚 canary。然后看指标。", "zh")
     assert short.scores["communication"] <= 2
+
+
+def test_no_dimension_shows_a_passage_twice() -> None:
+    """Two quotes of one dimension where one contains the other (seen in Review: a long passage, then a
+    piece of it) show nothing new; every dev answer's quotes are distinct passages within a dimension."""
+    from agent.calibration.evaluation import load_graded_set
+    from agent.judge.assessment import assess_answer
+    from agent.rubric import load_rubric
+
+    rubric = load_rubric()
+    answers = load_graded_set(split="dev").answers[::4]
+    assert len(answers) > 80
+    for a in answers:
+        ra = assess_answer(rubric, a.round, a.as_answer(), a.language)
+        for d, quotes in ra.quotes.items():
+            flat = [" ".join(q.split()) for q in quotes]
+            for i, q in enumerate(flat):
+                assert not any(q in o for j, o in enumerate(flat) if j != i), (a.id, d, quotes)
