@@ -115,17 +115,20 @@ def given_values(text: str) -> frozenset[float]:
 _SHOWN = re.compile(r"\d\s*(?:[A-Za-z]{1,4}\s*)?[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
 _MODEL_NAME = re.compile(
-    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|稠密|模型|参数模型|的模型|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级)"
+    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|checkpoint|ckpt|weights|稠密|模型|参数模型|的模型|权重"
+    r"|的\s*(checkpoint|ckpt|权重)|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级)"
     r"|\d+(\.\d+)?\s?B\s*[、,，/]?\s*(bf16|fp16|fp8|int8|int4)\b",
     re.I,
 )
-"""`an 8B-class instruct model`, `14B dense 模型`, `a 70B on H100s`: a model named by its size, not a quantity the
-candidate claims."""
+"""`an 8B-class instruct model`, `14B dense 模型`, `a 70B on H100s`, `the 14B checkpoint`: a model named by its size,
+not a quantity the candidate claims."""
 _PLAN_SHARE = re.compile(
-    r"(canary|灰度|traffic|流量|rollout|放量|切量)\W{0,8}$|^\s*%\s*(的)?\s*(of\s+)?(the\s+)?(canary|灰度|traffic|流量|rollout|requests|请求)",
+    r"(canary|灰度|traffic|流量|rollout|放量|切量|按|mixed in at|mix in at)\W{0,8}$"
+    r"|^\s*%\s*(的)?\s*(of\s+)?(the\s+)?(canary|灰度|traffic|流量|rollout|requests|请求|比例|mix|ratio)",
     re.I,
 )
-"""`10% canary`, `放 10% 流量`, `100% of the pool`: a share a plan chooses (or "all of"), not a quantity claimed."""
+"""`10% canary`, `放 10% 流量`, `100% of the pool`, `按 10% 的比例混进`: a share a plan chooses (or "all of"), not a
+quantity claimed."""
 _RAMP = re.compile(r"\d+(\.\d+)?\s*%\s*(→|->|=>|➝)\s*\d+(\.\d+)?\s*%")
 """A rollout ramp: `10% → 50% → 100%`."""
 _ASKING = re.compile(r"\s*([-*•]\s*)?(what|what's|which|how|is|are|does|do|whether|can|could|should)\b", re.I)

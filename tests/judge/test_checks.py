@@ -121,6 +121,12 @@ def test_numbers_a_computation_a_blanket_statement_or_an_earlier_label_covers(le
         "project-experience", "We served an 8B-class instruct model; later a 14B dense 模型.", lex
     )
     assert named.unlabeled_numbers == []
+    handed = run_checks(
+        "project-experience", "模型是算法组交付的 14B checkpoint；我们按 10% 的比例把长请求混进原分布压测。", lex
+    )
+    assert handed.unlabeled_numbers == []  # a model named by its size, a mix the test plan chose
+    claimed = run_checks("project-experience", "压测后长请求占 10%，吞吐提升了 14%。", lex)
+    assert {"10", "14"} <= set(claimed.unlabeled_numbers)
     placeholder = run_checks(
         "system-design", "Long prompts go to a second pool above 8k tokens (a placeholder).", lex
     )
