@@ -1,11 +1,23 @@
 """The rubric: rounds, dimensions, level descriptors, gates and follow-ups, loaded from rubrics/."""
 
 from agent.rubric.loader import Rubric, RubricError, default_rubric, load_rubric
-from agent.rubric.model import DIMENSIONS, ROUND_IDS, Dimension, Lang, Round, RoundId, Text
+from agent.rubric.model import (
+    DIMENSIONS,
+    INTERVIEW_ROUND_IDS,
+    ROUND_IDS,
+    SELF_CHECK,
+    Dimension,
+    Lang,
+    Round,
+    RoundId,
+    Text,
+)
 
 __all__ = [
     "DIMENSIONS",
+    "INTERVIEW_ROUND_IDS",
     "ROUND_IDS",
+    "SELF_CHECK",
     "Dimension",
     "Lang",
     "Round",

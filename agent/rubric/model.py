@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 Lang = Literal["zh", "en"]
 Dimension = Literal["accuracy", "evidence", "tradeoffs", "validation", "communication"]
 DIMENSIONS: tuple[Dimension, ...] = ("accuracy", "evidence", "tradeoffs", "validation", "communication")
-RoundId = Literal["concepts", "source-trace", "capacity", "system-design", "incident", "project-experience"]
+RoundId = Literal[
+    "concepts", "source-trace", "capacity", "system-design", "incident", "project-experience", "self-check"
+]
 ROUND_IDS: tuple[RoundId, ...] = (
     "concepts",
     "source-trace",
@@ -21,7 +23,14 @@ ROUND_IDS: tuple[RoundId, ...] = (
     "system-design",
     "incident",
     "project-experience",
+    "self-check",
 )
+SELF_CHECK: RoundId = "self-check"
+"""The seed's closing self-check (four questions): graded like any round, added after a plan's rounds
+(`full self-check`) or practised alone (`self-check`)."""
+INTERVIEW_ROUND_IDS: tuple[RoundId, ...] = tuple(r for r in ROUND_IDS if r != SELF_CHECK)
+"""The interview rounds: the five mock rounds and the project-experience interview (what eval/graded/
+covers; the self-check has no blind graded answers yet)."""
 
 
 class _Strict(BaseModel):

@@ -40,7 +40,8 @@ from agent.judge.runtime import JudgeServer
 from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS, ROUND_IDS, RoundId
+from agent.rubric.model import DIMENSIONS, INTERVIEW_ROUND_IDS, ROUND_IDS, Lang, RoundId
+from tests import self_check_answers
 
 #: the module's assessments go to a CPU model (18 requests at once, then the CLI's); on a slow or
 #: shared 2-core machine that has taken over 15 minutes, past the suite's 900 s default
@@ -57,7 +58,20 @@ PER_ROUND: dict[RoundId, str] = {
     "system-design": "system-design-noalt-en",
     "incident": "incident-weak-zh",
     "project-experience": "project-experience-weak-en",
+    "self-check": "self-check-thin-en",
 }
+#: the self-check round has no blind graded answer yet (eval/graded/ covers the interview rounds): its
+#: thin English answer written for the tests stands in (tests/self_check_answers.py)
+SELF_CHECK_SAMPLE = PER_ROUND["self-check"]
+
+
+def text_of(aid: str, graded: dict[str, GradedAnswer]) -> str:
+    """The answer text of a graded answer, or of the self-check's stand-in."""
+    if aid == SELF_CHECK_SAMPLE:
+        return self_check_answers.answer("en", good=False).text
+    return graded[aid].answer
+
+
 #: adversarial answers and their base (the base answer with an address to the grader appended)
 INJECTED = {
     "incident-injection-zh": "incident-weak-zh",
@@ -103,6 +117,9 @@ def assessed(
     ids = list(dict.fromkeys([*PER_ROUND.values(), *INJECTED]))
 
     def one(aid: str) -> RoundAssessment:
+        if aid == SELF_CHECK_SAMPLE:
+            thin = self_check_answers.answer("en", good=False, rubric=rubric)
+            return assess_answer(rubric, "self-check", thin, "en", judge=judge, info=info)
         a = graded[aid]
         return assess_answer(rubric, a.round, a.answer, a.language, judge=judge, info=info)
 
@@ -113,8 +130,10 @@ def assessed(
     return results
 
 
-def test_every_round_has_an_answer_here() -> None:
+def test_every_round_has_an_answer_here(graded: dict[str, GradedAnswer]) -> None:
     assert set(PER_ROUND) == set(ROUND_IDS)
+    # every interview round's is a graded answer; the self-check's is the tests' own
+    assert all(graded[PER_ROUND[r]].round == r for r in INTERVIEW_ROUND_IDS)
 
 
 @pytest.mark.vllm
@@ -163,24 +182,31 @@ def test_the_static_prefix_is_shared_and_the_answer_is_last_and_fenced(
     round_id: RoundId, rubric: Rubric, graded: dict[str, GradedAnswer]
 ) -> None:
     judge = _NoServer()
-    answers = [a for a in graded.values() if a.round == round_id]
-    assert {a.language for a in answers} == {"en", "zh"}
+    answers = [(a.language, a.answer) for a in graded.values() if a.round == round_id]
+    if round_id == "self-check":  # no graded answers yet: the tests' own, good and thin, in both languages
+        langs: tuple[Lang, ...] = ("en", "zh")
+        answers = [
+            (lang, self_check_answers.answer(lang, good, rubric).text)
+            for lang in langs
+            for good in (True, False)
+        ]
+    assert {lang for lang, _ in answers} == {"en", "zh"}
     bodies = [
-        judge.request_bodies(rubric, round_id, a.answer, run_checks(round_id, a.answer, rubric.lexicon))
-        for a in answers
+        judge.request_bodies(rubric, round_id, text, run_checks(round_id, text, rubric.lexicon))
+        for _, text in answers
     ]
     static = prompt.round_block(rubric, round_id, prompt.load_templates(), holistic=True)
     systems = {b[0][1]["messages"][0]["content"] for b in bodies}
     assert len(systems) == 1  # one system message for every answer, language and round
-    for a, parts in zip(answers, bodies, strict=True):
+    for (_, text), parts in zip(answers, bodies, strict=True):
         assert len(parts) == len(parts_of(rubric, round_id, holistic=True))
         user = parts[0][1]["messages"][1]["content"]
         assert all(body["messages"] == parts[0][1]["messages"] for _, body in parts)  # parts share the prompt
         assert user.startswith(static)  # byte-identical round block first
-        assert a.answer.strip() not in static
+        assert text.strip() not in static
         head, fenced = user.rsplit("<<<ANSWER\n", 1)
-        assert fenced == a.answer.strip() + "\nANSWER>>>\n"  # the candidate's text last, fenced
-        assert a.answer.strip() not in head
+        assert fenced == text.strip() + "\nANSWER>>>\n"  # the candidate's text last, fenced
+        assert text.strip() not in head
 
 
 def test_a_quote_must_be_verbatim_and_not_pasted_into_many_keys(rubric: Rubric) -> None:
@@ -231,7 +257,7 @@ def test_every_quote_is_verbatim_in_the_answer(
 ) -> None:
     n = 0
     for aid, ra in assessed.items():
-        answer = graded[aid].answer
+        answer = text_of(aid, graded)
         assert ra.checklist is not None
         quotes = [i.quote for i in ra.checklist.items if i.quote]
         quotes += [s.quote for s in [*ra.checklist.strong, *ra.checklist.weak] if s.quote]

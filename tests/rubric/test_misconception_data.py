@@ -56,6 +56,16 @@ SEED_LINES: dict[str, tuple[str, ...]] = {
         "• 立即把 max_num_seqs 调大或全池重启。",
         "• 若 canary 与变更高度相关且 rollback safe，停止新流量并 drain canary，不直接 kill streaming requests。",
         "• 解释旧 Pod 变慢可能是 retry / reroute放大，而非证明旧版本也有同一 kernel bug。",
+        # the self-check round's (rubrics/misconceptions/self-check.yaml)
+        "1. 任一轮得 5 分需要哪些比“答对”更多的证据？",
+        "2. 容量： 用真实模型算 weight / KV；用 benchmark 得 μ_good；ceil(120/(μ_good×ρ)) + node-failure + rollout。",
+        "• 候选人可以说“不知道”，但要说明下一步如何从源码 / 运行证据求证。",
+        "• 每轮都要求一个 failure boundary 与 rollback；只讲 happy path 不超过 3 分。",
+        "• 前 5 分钟只做澄清与假设排序，不抢答 GPU 数。",
+        "• 暂停 rollout；限制 retry budget / 启用 admission，防止重复工作放大。",
+        "• 区分 correlation 与 causation，用 old Pod 变慢解释 shared load effect。",
+        "• 若只能定性：写“在 [观察窗] 未再出现 [故障定义]”，不要杜撰百分比。",
+        "• 项目叙事宁可暴露证据缺口，也不要虚构漂亮数字。",
     ),
     "004": (
         "4. 为什么这样选择：为什么选择 vLLM 而不是 TGI、TensorRT-LLM 或直接 Transformers？并发、量化、批大小和显存利用如何取舍？",
@@ -122,7 +132,9 @@ def test_every_source_is_a_seed_line_or_a_file_at_the_pin(rubric: Rubric, vllm_p
                 assert m.source in vllm_paths, f"{m.id}: {m.source} is not in knowledge/vllm_paths.txt"
             else:
                 seed = m.source.split()[1].rstrip(":")
-                assert any(quote in line for line in SEED_LINES[seed]), f"{m.id}: not a seed {seed} line: {quote!r}"
+                assert any(quote in line for line in SEED_LINES[seed]), (
+                    f"{m.id}: not a seed {seed} line: {quote!r}"
+                )
 
 
 def test_a_cue_that_spells_a_negator_has_no_gap_to_hide_another(rubric: Rubric) -> None:

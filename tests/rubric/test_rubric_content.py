@@ -248,6 +248,36 @@ The failure boundary is long-context bursts beyond 16k, when OOM comes back.
 We ruled out the tokenizer as the cause because the profile showed it was a small share of the time.
 If I did it again I would add per-request KV instrumentation first.
 """,
+    "self-check": """
+
+A right answer only gets you to a 3 or a 4; a 5 also needs the boundaries, a verification path and a rollback.
+First, boundaries: say when the mechanism or design stops holding and what it costs, for example the tail block and the block-table metadata of paged KV.
+Second, alternatives with rejection criteria: name the other option and which evidence would make me not do it or switch.
+Third, a verification path: how I would check the claim in the pinned source, say vllm/v1/core/kv_cache_manager.py, num_gpu_blocks in the startup log, the config or /metrics, and if I don't know, how I would find out.
+Fourth, every number labelled as given, derived, observed or estimated, and never an estimate presented as measured.
+Fifth, a rollback: the immutable image or config I roll back to, the trigger, and how I confirm recovery.
+And I recite no performance number or default that the current environment has not verified; uncertain details are marked to be verified.
+The model, the workload and the hardware; I would ask these before giving any GPU count and rank the assumptions.
+The model: its architecture, parameter count and dtype decide the weights and the KV per token, so whether it fits on one GPU and which TP.
+The workload: the joint input and output length distribution and the arrival bursts decide each request's KV and the per-replica throughput within the SLO.
+The hardware: the GPU type, its memory and the interconnect decide what fits per GPU and how TP is cut.
+The count is ceil(peak / (μ_good × ρ)) plus a node-failure spare and rollout headroom: with the given 120 req/s and an observed μ_good of 3 req/s at ρ = 0.75 that is a derived 54 GPUs before spares, and μ_good only comes from a benchmark of that model on that hardware under that length mix.
+For example, if outputs are twice as long, μ_good roughly halves and the GPU count doubles, so a count made without these answers is invalid.
+Because retries are duplicate work: slower requests time out, clients retry, and the extra load makes everything slower still, a retry storm.
+If we scale out first, the new capacity is eaten by the duplicate work, it takes minutes of cold start and costs money, and it may not help at all.
+Scaling also hides the cause, such as the canary's backend fallback, so we contain and gather evidence first.
+I would separate original load from retry load by request attempts to know the real demand, and watch TPOT p99 and the waiting queue on /metrics.
+To limit retries: a retry budget at the gateway, backoff with jitter, admission control, shedding low-priority traffic and pausing the rollout.
+Then I watch whether the queue converges; only if the original load still exceeds capacity do I scale out.
+I say plainly which data was not collected, for example we never measured TPOT p99 before the change, and that this limits the conclusion to what I can show.
+I give the artifacts that do exist: the load-test report, the config diff that set max_num_seqs to 128, the change record, the alerts and the postmortem timeline, redacted if needed.
+When only qualitative, I say the OOM has not recurred in the six weeks since the change.
+I would not invent a percentage; I would rather show the evidence gap.
+If I give a number, I label it an estimate and say how it was derived, never as measured.
+Now I would measure it with a replay under fixed conditions against a baseline and add the monitoring, so the next answer can be checked.
+The answer is still valuable: the problem, my role, the decision and its tradeoffs, how we validated and rolled back, and what I learnt.
+
+""",
 }
 
 STRONG_ZH: dict[str, str] = {
@@ -349,6 +379,36 @@ failure boundary 是超过 16k 的长上下文突发，超过时 OOM 会再出�
 我们排除了 tokenizer 这个原因，因为 profile 显示它只占很小一部分时间。
 如果重做，我会先补每请求 KV 的埋点监控。
 """,
+    "self-check": """
+
+答对只能拿 3 到 4 分，5 分还要讲出边界、验证路径和回滚。
+第一是边界：说清机制或方案在什么条件下失效、有什么代价，比如 paged KV 的尾块和 block table 开销。
+第二是备选和 rejection criteria：还有哪个方案，什么证据出现时我不做或改用它。
+第三是验证路径：怎样在 pin 的源码（比如 vllm/v1/core/kv_cache_manager.py）、startup log 里的 num_gpu_blocks、config 或 /metrics 里核准；不知道就说怎么求证。
+第四是每个数字都标注题设、推导、观测或估计，不把估计说成实测。
+第五是回滚：回滚到哪个不可变的 image 或 config、什么条件触发、回滚后怎样确认恢复。
+另外不背诵未经当前环境验证的性能数字或默认值，不确定的实现细节标“需核准”。
+是模型、负载形态和硬件这三项；我会先问清楚再给 GPU 数，并给假设排序。
+模型：架构、参数量和 dtype 决定权重和每 token 的 KV，也就决定单卡放不放得下、TP 怎么切。
+负载：input / output 长度的联合分布和到达突发决定每个请求的 KV 和满足 SLO 的单副本吞吐。
+硬件：GPU 型号、显存和互联决定每卡放下多少、TP 怎么切。
+卡数 = ceil(峰值 / (μ_good × ρ)) + 节点故障冗余 + 发布余量：题设峰值 120 req/s，观测 μ_good 为 3 req/s、ρ = 0.75 时，推导出冗余之前要 54 张卡；而 μ_good 只能在这个模型、这套硬件、这个长度分布下压测得到。
+比如输出长度翻倍，μ_good 大约减半，卡数就翻倍，所以没问清这三项算出的卡数是无效的。
+因为 retry 是重复工作：请求变慢就超时，客户端重试，负载更高，于是更慢，形成 retry 风暴。
+如果先扩容，新加的容量会被重复请求吃掉，冷启动还要几分钟、要花钱，不一定有用。
+扩容还会掩盖原因，比如 canary 的 backend fallback，所以先止损、取证。
+我会用 request attempts 区分原始负载和 retry 负载，知道真实需求，同时在 /metrics 上看 TPOT p99 和 waiting 队列。
+限制 retry 的办法：gateway 上的 retry budget、带 jitter 的退避、admission 准入、shed 低优先级流量、暂停 rollout。
+然后看队列是否收敛；如果原始负载仍然超过容量，才扩容。
+我会明确说哪些数据未采集，比如改动前没有测 TPOT p99，这限制了结论只能到我能拿出的证据为止。
+我会拿出手上现有的 artifact：压测报告、把 max_num_seqs 改成 128 的 config diff、变更记录、告警和复盘时间线，可以脱敏。
+只能定性时，我会说改动之后六周内 OOM 没有再出现。
+我不会杜撰百分比，宁可暴露证据缺口。
+如果要给数字，就标成估算并说明怎么推出来的，不说成实测。
+现在我会在固定条件下回放压测、补上基线和监控，下次的回答就能核验。
+这样的回答仍然有价值：讲清问题、我的职责、做出的决策与取舍、怎样验证和回滚，以及学到了什么。
+
+""",
 }
 
 # A second, independent wording per round (plainer, the way candidates talk; it answers the main
@@ -422,6 +482,14 @@ We once hit OOM under long prompts; we reproduced it by replaying the same reque
 In production there were 3 replicas, a /health readiness probe, alerts on queue length and error rate, canary rollout and rollback to the previous image.
 For 10x traffic I'd recompute replicas from measured goodput and add a second pool for long requests, accepting higher cost.
 """,
+    "self-check": """
+
+Getting it right is only part of it. For top marks you also say where it breaks down and what it costs, you weigh another option and say when you would reject it, you show how you'd confirm it from the code or from runtime logs and metrics, you tag each figure as given, derived, observed or estimated, and you explain how you would roll back and what triggers that. Also, don't quote speed-ups from memory that you haven't verified on this version.
+Which model we serve, meaning its size, precision and architecture, because that sets the weights and KV memory per GPU. What the traffic looks like: the input and output lengths and how bursty the arrivals are, because that sets the goodput per replica within the SLO. And which GPUs we get and how they're connected, because that decides what fits and the tensor parallelism. I'd clarify all three before I size anything, since the count is peak divided by measured goodput per replica times the target utilization, plus spares, and that goodput has to be benchmarked.
+Retries pile the same work on top again: requests slow down, clients time out and resend, and the load snowballs. Adding replicas in that state mostly feeds the duplicate requests and takes minutes to come online, and it masks what actually broke, like the bad canary. So first cap retries with a budget and backoff, turn on admission control, and split first attempts from retries to see the real demand. If the queue stabilizes and the original traffic still exceeds capacity, then scale.
+Be upfront that we didn't collect it, and that this limits what I can claim. Then show what we do have: logs, the benchmark report, the config change and the incident ticket. Say it qualitatively, for example the timeouts haven't recurred in the two months since. I won't make up a percentage. If I estimate, I label it as an estimate and explain how I got it. And I'd say how I would measure it now: replay the traffic against a baseline and add monitoring. That still shows my role, the decision and the tradeoffs.
+
+""",
 }
 PARAPHRASE_ZH: dict[str, str] = {
     "capacity": """
@@ -466,6 +534,8 @@ BUZZ: dict[str, str] = {
     "old pods, image, config, KV cache, preemption, NCCL, CUDA graph, PromQL, metrics, postmortem, runbook.",
     "project-experience": "vLLM, Qwen, A100, TTFT, TPOT, throughput, P95, gateway, continuous batching, prefill, "
     "decode, OOM, canary, rollback, autoscaling, quantization, TGI, TensorRT-LLM, benchmark, KV cache.",
+    "self-check": "Score of 5, right answer, boundaries, rollback, GPU count, model, length distribution, H100, "
+    "retry, scale out, autoscaling, dashboard, not collected, percentage, benchmark, μ_good, incident.",
 }
 
 BUZZ_ZH: dict[str, str] = {
@@ -473,6 +543,7 @@ BUZZ_ZH: dict[str, str] = {
     "capacity": "BF16、GiB、TP=4、KV cache、KV heads、层数、权重、token、p95、并发、上界、FP8、OOM、SLO、压测、N+1。",
     "incident": "事故、canary、回滚、TPOT、重试、队列、sampling backend、fallback、旧 Pod、镜像、配置、KV、抢占、指标、复盘。",
     "project-experience": "vLLM、A100、TTFT、TPOT、吞吐、P95、网关、连续批处理、prefill、decode、OOM、灰度、回滚、量化、TGI、压测。",
+    "self-check": "5 分、答对、边界、回滚、GPU 数、模型、长度分布、硬件、retry、扩容、dashboard、未采集、百分比、压测。",
 }
 
 STRONG_MIN = 0.7  # a short strong answer covers most expected evidence (round + common items)
@@ -508,7 +579,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def test_rubric_loads_with_every_round_in_order(rubric: Rubric) -> None:
     assert list(rubric.rounds) == list(ROUND_IDS)
-    assert [rubric.rounds[r].order for r in ROUND_IDS] == [1, 2, 3, 4, 5, 6]
+    assert [rubric.rounds[r].order for r in ROUND_IDS] == [1, 2, 3, 4, 5, 6, 7]
     assert {r: rubric.rounds[r].minutes for r in ROUND_IDS} == {
         "concepts": 5,
         "source-trace": 15,
@@ -516,6 +587,7 @@ def test_rubric_loads_with_every_round_in_order(rubric: Rubric) -> None:
         "system-design": 30,
         "incident": 20,
         "project-experience": 30,
+        "self-check": 8,
     }
     assert rubric.version.startswith("rubric-")
 
@@ -680,6 +752,32 @@ def test_project_experience_questions(rubric: Rubric) -> None:
         assert seed_line in lines
 
 
+def test_self_check_asks_the_seeds_four_questions(rubric: Rubric) -> None:
+    """Seed 000's closing 自检, word for word: the first question is the prompt, the other three its questions,
+    each asking for items of its own and with a follow-up for what an answer lacks."""
+    r = rubric.round("self-check")
+    asked = [r.prompt.zh, *(q.text.zh for q in r.questions)]
+    for k, seed_line in enumerate(
+        (
+            "任一轮得 5 分需要哪些比“答对”更多的证据？",
+            "系统设计中哪三个问题如果未澄清，会让 GPU 数量计算无效？",
+            "事故轮为什么要先限制 retry，再判断是否扩容？",
+            "项目结果没有历史 dashboard 时，怎样诚实又有价值地回答？",
+        ),
+        start=1,
+    ):
+        assert asked[k - 1] == f"自检第 {k} 题：{seed_line}"
+    assert [q.group for q in r.questions] == ["system-design", "incident", "project-experience"]
+    own = {e.id for e in r.evidence}
+    claimed = [e for q in r.questions for e in q.evidence]
+    assert len(claimed) == len(set(claimed)) and set(claimed) <= own
+    # question 1's items (the prompt's) belong to no question: never out of an answer's scope
+    assert {e for e in own if e.startswith("sc-five-")} == own - set(claimed)
+    assert all(q.followup_if_missing for q in r.questions)
+    # the three inputs the seed's system-design round asks for before any GPU count
+    assert {"sc-gpu-model", "sc-gpu-workload", "sc-gpu-hardware"} <= set(r.questions[0].evidence)
+
+
 def test_narrative_template(rubric: Rubric) -> None:
     n = rubric.narrative
     assert [s.id for s in n.sections] == [
@@ -809,6 +907,10 @@ WEAK_EXAMPLES = [
     ("project-experience", "Throughput improved by 300% after my change.", "hero-number"),
     ("project-experience", "I did everything on that project.", "sole-credit"),
     ("project-experience", "The change had no downside at all.", "no-downside"),
+    ("self-check", "Without a dashboard I would say latency got 30 percent better.", "sc-hero-number"),
+    ("self-check", "没有 dashboard 的话，我就说吞吐提升了 2 倍。", "sc-hero-number"),
+    ("self-check", "I'd just assume H100s and a 70B model, so about 64 GPUs.", "sc-gpu-count-by-assumption"),
+    ("self-check", "直接假设 H100、70B，需要 64 张卡。", "sc-gpu-count-by-assumption"),
 ]
 
 
@@ -838,6 +940,9 @@ NEGATED = [
     ("incident", "I would not raise max_num_seqs and not restart the whole pool.", "raise-seqs-or-restart"),
     ("incident", "不要全池重启。", "raise-seqs-or-restart"),
     ("project-experience", "压测报告里吞吐提升 30%，条件是相同模型和固定并发。", "hero-number"),
+    ("self-check", "I would never invent a 30 percent improvement without a dashboard.", "sc-hero-number"),
+    ("self-check", "不会直接假设 H100、70B 然后报 64 张卡。", "sc-gpu-count-by-assumption"),
+    ("self-check", "I wouldn't assume H100s and a 70B model and say 64 GPUs.", "sc-gpu-count-by-assumption"),
 ]
 
 
