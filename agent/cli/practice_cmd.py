@@ -1,5 +1,6 @@
-"""`interview practice [--plan full|ROUND|project|"redo SESSION"] [--lang zh|en] [--session ID]`
-and `interview sessions [--json]`.
+"""`interview practice [--plan full|ROUND|project|self-check|"redo SESSION"] [--lang zh|en] [--session ID]`
+and `interview sessions [--json]`. Add `self-check` to a plan (`--plan "full self-check"`) for the seed's
+four self-check questions as a last round.
 
 A terminal text session on the interview graph. Each question is printed on its own line starting
 with `Q: `; each answer is the lines up to a line holding only `.` (also when standard input is

@@ -2,14 +2,18 @@
 
 - `full`: the five rounds with the seed's minutes (5 + 15 + 15 + 30 + 20), then five minutes of
   the candidate's own questions;
-- a round id (`concepts`, `source-trace`, `capacity`, `system-design`, `incident`, `project-experience`);
+- a round id (`concepts`, `source-trace`, `capacity`, `system-design`, `incident`, `project-experience`,
+  `self-check`);
 - `project`: the project-experience interview (seed 004): the candidate describes the project first,
   then the eleven questions, each with its trigger follow-up when the answer lacks the evidence;
-- `redo SESSION`: the two weakest rounds of a previous session, compared dimension by dimension
-  with that attempt (seed 000 §4).
+- `self-check`: the seed's four self-check questions (自检) on their own, graded like any round;
+- `redo SESSION`: the two weakest interview rounds of a previous session, compared dimension by
+  dimension with that attempt (seed 000 §4).
 
 Add the word `fresh` (`full fresh`, `capacity fresh`) for a fresh variant of the round-3 numbers;
-a redo always uses a fresh variant, since the candidate has seen the numbers.
+a redo always uses a fresh variant, since the candidate has seen the numbers. Add the word
+`self-check` (`full self-check`, `capacity self-check`, `redo SESSION self-check`) for the self-check
+round after the plan's last round (before the candidate's own questions in `full`).
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from agent.contracts.report import RoundAssessment
 from agent.graph.errors import PlanError
 from agent.graph.state import PlannedRound, Previous
 from agent.rubric.loader import Rubric
-from agent.rubric.model import ROUND_IDS, RoundId
+from agent.rubric.model import ROUND_IDS, SELF_CHECK, RoundId
 
 FULL_MOCK: tuple[RoundId, ...] = ("concepts", "source-trace", "capacity", "system-design", "incident")
+ADD_SELF_CHECK = SELF_CHECK
+"""The plan word that adds the self-check round after a plan's rounds (`full self-check`)."""
 CANDIDATE_QUESTIONS_MINUTES = 5
 REDO_ROUNDS = 2
 
@@ -52,8 +58,20 @@ def _planned(rubric: Rubric, rid: RoundId, session_id: str, fresh: bool) -> Plan
     return PlannedRound(round=rid, minutes=rnd.minutes, variant_seed=seed)
 
 
+def with_self_check(plan: str) -> tuple[str, bool]:
+    """A plan name without the added self-check round, and whether it adds it:
+    "full self-check" -> ("full", True); "self-check" (the round alone) -> ("self-check", False)."""
+    words = plan.split()
+    if len(words) > 1 and ADD_SELF_CHECK in words[1:]:
+        return " ".join(w for w in words if w != ADD_SELF_CHECK), True
+    return plan, False
+
+
 def weakest(assessments: list[RoundAssessment], n: int = REDO_ROUNDS) -> list[RoundAssessment]:
-    """The n weakest rounds: lowest total, then lowest weighted score, then earliest."""
+    """The n weakest rounds: lowest total, then lowest weighted score, then earliest. The self-check is
+    left out when the session has interview rounds: a redo repeats the interview (seed 000 §4)."""
+    interview = [a for a in assessments if a.round != SELF_CHECK]
+    assessments = interview or assessments
     ranked = sorted(
         enumerate(assessments),
         key=lambda p: (p[1].total, p[1].weighted if p[1].weighted is not None else p[1].total, p[0]),
@@ -65,7 +83,8 @@ def usage() -> str:
     return (
         "full | "
         + " | ".join(ROUND_IDS)
-        + " | project | redo SESSION_ID  (add 'fresh' for new round-3 numbers)"
+        + " | project | redo SESSION_ID  (add 'fresh' for new round-3 numbers, 'self-check' for the"
+        " self-check round at the end: 'full self-check')"
     )
 
 
@@ -73,6 +92,17 @@ def make_plan(spec: str, rubric: Rubric, session_id: str, previous: PreviousLook
     words = spec.replace(":", " ").split()
     if not words:
         raise PlanError(f"empty plan; choose one of: {usage()}")
+    if words[0].lower() != ADD_SELF_CHECK and ADD_SELF_CHECK in (w.lower() for w in words[1:]):
+        base = make_plan(
+            " ".join(w for w in words if w.lower() != ADD_SELF_CHECK), rubric, session_id, previous
+        )
+        added = [] if any(r["round"] == SELF_CHECK for r in base.rounds) else [SELF_CHECK]
+        return Plan(
+            name=f"{base.name} {ADD_SELF_CHECK}",
+            rounds=[*base.rounds, *(_planned(rubric, rid, session_id, False) for rid in added)],
+            candidate_questions=base.candidate_questions,
+            previous=base.previous,
+        )
     fresh = "fresh" in words[1:]
     head = words[0].lower()
     rest = [w for w in words[1:] if w != "fresh"]

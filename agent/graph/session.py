@@ -218,7 +218,8 @@ def start_session(
 ) -> SessionView:
     """Start a session and return it waiting at its first question.
 
-    plan: full | a round id | project | "redo SESSION_ID" (add "fresh" for new round-3 numbers).
+    plan: full | a round id | project | self-check | "redo SESSION_ID" (add "fresh" for new round-3 numbers,
+    "self-check" for the self-check round at the end: "full self-check").
     mode: practice (the agent asks) or copilot (a human interviewer asks; the graph suggests).
     """
     language = check_language(lang)
