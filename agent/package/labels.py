@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agent.rubric.model import Lang
+from agent.graph.plan import with_self_check
+from agent.rubric.model import SELF_CHECK, Lang
 
 _L: dict[str, dict[Lang, str]] = {
     "title": {"en": "Evidence package", "zh": "面试证据包"},
@@ -140,6 +141,7 @@ _NAMES: dict[str, dict[str, dict[Lang, str]]] = {
         "full": {"en": "Full mock (five rounds)", "zh": "完整模拟（五轮）"},
         "project": {"en": "Project-experience interview", "zh": "项目经历面试"},
         "redo": {"en": "Redo of the two weakest rounds of {s}", "zh": "重做 {s} 最弱的两轮"},
+        "plus_self_check": {"en": "{plan} + {title}", "zh": "{plan} + {title}"},
     },
     "mode": {
         "practice": {"en": "practice (the coach asks)", "zh": "练习（由教练提问）"},
@@ -237,11 +239,17 @@ def name(kind: str, key: str, lang: Lang, **kw: object) -> str:
 
 
 def plan_name(plan: str, lang: Lang, round_titles: dict[str, str]) -> str:
-    """A session's plan as the app names it: "full", a round id, "project", "redo ID" (… "fresh")."""
-    words = plan.split()
+    """A session's plan as the app names it: "full", a round id, "project", "redo ID" (… "fresh"), each
+    "+ self-check" when the plan adds the self-check round ("full self-check")."""
+    base, added = with_self_check(plan)
+    words = base.split()
     if len(words) >= 2 and words[0] == "redo":
-        return name("plan", "redo", lang, s=words[1])
-    return round_titles.get(plan) or name("plan", plan, lang)
+        named = name("plan", "redo", lang, s=words[1])
+    else:
+        named = round_titles.get(base) or name("plan", base, lang)
+    if not added:
+        return named
+    return name("plan", "plus_self_check", lang, plan=named, title=round_titles.get(SELF_CHECK) or SELF_CHECK)
 
 
 def owner_name(owner: str | None) -> str | None:
