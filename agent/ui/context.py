@@ -17,9 +17,10 @@ from typing import Any, TypeVar
 import gradio as gr
 
 from agent.graph import SessionSummary
+from agent.graph.plan import with_self_check
 from agent.overrides import OverrideLog
 from agent.rubric.loader import Rubric, default_rubric
-from agent.rubric.model import DIMENSIONS, ROUND_IDS, Lang
+from agent.rubric.model import DIMENSIONS, ROUND_IDS, SELF_CHECK, Lang
 from agent.ui import views
 from agent.ui.auth import load_reviewers
 from agent.ui.sources import Retriever, default_retriever
@@ -135,14 +136,27 @@ class AppContext:
         rounds = [
             (t("plan_round", lang, title=rubric.round(r).title.get(lang), minutes=rubric.round(r).minutes), r)
             for r in ROUND_IDS
-            if r != "project-experience"
+            if r not in ("project-experience", SELF_CHECK)
         ]
         return [
             (t("plan_full", lang), "full"),
             *rounds,
             (t("plan_project", lang), "project"),
+            (t("plan_self_check", lang, minutes=rubric.round(SELF_CHECK).minutes), SELF_CHECK),
             (t("plan_redo", lang), "redo"),
         ]
+
+    def plan_name(self, plan: str, lang: Lang) -> str:
+        """A session's plan by the name the plan list gives it: "redo ID" as the redo of ID, "full fresh" as
+        the full mock, a plan with the self-check round added as that plan "+ self-check"."""
+        base, added = with_self_check(plan)
+        names = {value: label for label, value in self.plan_choices(lang)}
+        words = base.split()
+        if len(words) > 1 and words[0] == "redo":
+            name = f"{names['redo']}: {words[1]}"
+        else:  # a plan with "fresh" by the name of its kind
+            name = names.get(base) or names.get(words[0] if words else base, base)
+        return t("plan_plus_self_check", lang, plan=name) if added else name
 
     def dim_choices(self, lang: Lang) -> list[tuple[str, str]]:
         return [(views.dim_title(self.rubric, d, lang), d) for d in DIMENSIONS]

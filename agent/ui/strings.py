@@ -28,6 +28,16 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "plan_project": {"en": "Project-experience interview", "zh": "项目经历面试"},
     "plan_redo": {"en": "Redo the two weakest rounds of a session", "zh": "重做某次面试最弱的两轮"},
     "plan_round": {"en": "{title} ({minutes} min)", "zh": "{title}（{minutes} 分钟）"},
+    "plan_self_check": {
+        "en": "Self-check: four questions, {minutes} min",
+        "zh": "自检：四道题，{minutes} 分钟",
+    },
+    "plan_plus_self_check": {"en": "{plan} + self-check", "zh": "{plan} + 自检"},
+    "add_self_check": {"en": "Add the self-check round", "zh": "加上自检轮"},
+    "add_self_check_info": {
+        "en": "The seed's four self-check questions after the last round ({minutes} min), graded like any round",
+        "zh": "最后一轮之后回答四道自检题（{minutes} 分钟），和其他轮一样评分",
+    },
     "session_language": {"en": "Interview language", "zh": "面试语言"},
     "previous_session": {"en": "Previous session (for a redo)", "zh": "上一次面试编号（重做时填写）"},
     "start": {"en": "Start", "zh": "开始"},

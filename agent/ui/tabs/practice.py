@@ -16,8 +16,9 @@ import numpy as np
 
 from agent import graph
 from agent.graph import SessionView
+from agent.graph.plan import ADD_SELF_CHECK, with_self_check
 from agent.graph.report import session_markdown
-from agent.rubric.model import Lang
+from agent.rubric.model import SELF_CHECK, Lang
 from agent.ui import views
 from agent.ui.auth import browser_secret
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
@@ -64,6 +65,13 @@ def build(ctx: AppContext) -> SessionPane:
                 value=ui_lang,
                 scale=1,
                 elem_id="session-lang",
+            )
+            p_self_check = T(
+                gr.Checkbox,
+                {"label": "add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
+                value=False,
+                scale=1,
+                elem_id="self-check",
             )
             p_prev = T(gr.Textbox, {"label": "previous_session"}, scale=1)
             p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="start")
@@ -169,6 +177,7 @@ def build(ctx: AppContext) -> SessionPane:
         p_lang,
         p_prev,
         p_delivery,
+        p_self_check,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -185,7 +194,7 @@ def build(ctx: AppContext) -> SessionPane:
         (
             p_start,
             bind(start_practice),
-            [p_plan, p_lang, p_prev, p_state, *common],
+            [p_plan, p_lang, p_prev, p_state, *common, p_self_check],
             "start_practice",
             confirm_js(2),
         ),
@@ -267,6 +276,7 @@ def practice_out(
             *[gr.update()] * 7,
             *[gr.update()] * 2,
             *[gr.update()] * 3,
+            gr.update(),
             gr.update(),
         ]
     rubric = ctx.rubric
@@ -359,6 +369,7 @@ def practice_out(
     )
     retrying = bool(state.get("retrying"))
     report = session_markdown(view.report, rubric) if view.report else ""
+    controls = plan_controls(view) if not same_session else [gr.update()] * 4
     return [
         state,
         view.session_id,
@@ -380,8 +391,9 @@ def practice_out(
         gr.update(interactive=not held and view.status != "done" and not retrying),
         gr.update(interactive=state["can_retry"], visible=not retrying),
         gr.update(visible=retrying),
-        *(plan_controls(view) if not same_session else [gr.update()] * 3),
+        *controls[:3],
         delivery_out,
+        controls[3],
     ]
 
 
@@ -465,14 +477,21 @@ def confirm_js(index: int) -> str:
 
 
 def plan_controls(view: SessionView) -> list[Any]:
-    """The plan, interview language and previous-session controls as the session has them."""
-    words = view.plan.split()
+    """The plan, interview language, previous-session and self-check controls as the session has them."""
+    plan, added = with_self_check(view.plan)
+    words = plan.split()
     redo = len(words) > 1 and words[0] == "redo"
     return [
-        gr.update(value="redo" if redo else view.plan),
+        gr.update(value="redo" if redo else plan),
         gr.update(value=view.language),
         gr.update(value=words[1] if redo else ""),
+        gr.update(value=added),
     ]
+
+
+def self_check_info(ctx: AppContext, lang: Lang) -> str:
+    """The self-check box's hint: what the round is and its minutes."""
+    return t("add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
 
 
 def remember(state: dict[str, Any]) -> str | None:
@@ -483,13 +502,11 @@ def remember(state: dict[str, Any]) -> str | None:
 def list_unfinished(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
     """The owner's unfinished practice sessions, by plan and date (the id last), most recent first."""
     ui = lang_of(ui_v)
-    names = {value: label for label, value in ctx.plan_choices(ui)}
     choices = []
     for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
         if s.status == "done" or s.mode != "practice":
             continue
-        words = s.plan.split()
-        plan = names.get(words[0], s.plan)
+        plan = ctx.plan_name(s.plan, ui)
         when = s.updated_at[:16].replace("T", " ")
         choices.append((t("unfinished_item", ui, plan=plan, when=when, sid=s.session_id), s.session_id))
     return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)
@@ -531,7 +548,10 @@ def start_practice(
     ui_v: str,
     owner_v: str | None,
     request: gr.Request,
+    self_check: bool = False,
 ) -> list[Any]:
+    """Start a practice session with `plan` (a plan of the list; "redo" with `prev_sid`), the self-check
+    round added after its last round when `self_check` is ticked."""
     ui = lang_of(ui_v)
     if prev_sid == KEEP:
         return practice_note(ctx, state, ui, "")
@@ -541,6 +561,8 @@ def start_practice(
         if not (prev_sid or "").strip():
             return practice_note(ctx, state, ui, t("need_previous", ui))
         spec = f"redo {prev_sid.strip()}"
+    if self_check and spec != SELF_CHECK:
+        spec = f"{spec} {ADD_SELF_CHECK}"
     view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
     return practice_out(ctx, view, {}, ui, request.session_hash, note=t("started", ui, sid=view.session_id))
 

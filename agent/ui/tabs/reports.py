@@ -136,13 +136,12 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
     ui = lang_of(ui_v)
     reports = my_reports(ctx.owner_of(owner_v, request))
     ids = [summary.session_id for summary, _ in reports]
-    plans = {value: label for label, value in ctx.plan_choices(ui)}
-    named = [(f"{plan_name(plans, s.plan)} · {s.updated_at[:16].replace('T', ' ')} · {s.session_id}", s.session_id)
+    named = [(f"{ctx.plan_name(s.plan, ui)} · {s.updated_at[:16].replace('T', ' ')} · {s.session_id}", s.session_id)
              for s, _ in reports]  # fmt: skip
     rows = [
         [
             summary.session_id,
-            plan_name(plans, summary.plan),
+            ctx.plan_name(summary.plan, ui),
             summary.updated_at[:16].replace("T", " "),
             ", ".join(f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds),
         ]
@@ -156,14 +155,6 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
         gr.update(choices=named, value=earlier),
         gr.update(choices=named, value=latest),
     ]
-
-
-def plan_name(plans: dict[str, str], plan: str) -> str:
-    """A session's plan by the name the plan list gives it ("redo ID" as the redo of ID)."""
-    words = plan.split()
-    if len(words) > 1 and words[0] == "redo":
-        return f"{plans.get('redo', 'redo')}: {words[1]}"
-    return plans.get(plan, plan)
 
 
 def package_files(ctx: AppContext, session_id: str, owner: str) -> tuple[str, str]:

@@ -1,0 +1,66 @@
+"""The self-check round in Practice's plan controls, without a browser: its place in the plan list, the box
+that adds it to a plan, the plan's name in both languages, and the controls a resumed session sets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import gradio as gr
+import pytest
+
+from agent import graph
+from agent.ui import Services
+from agent.ui.context import AppContext
+from agent.ui.tabs import practice
+from agent.ui.texts import Texts
+
+
+@pytest.fixture
+def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
+    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
+    with gr.Blocks():
+        ui, owner, report = gr.Radio(), gr.State(), gr.State()
+    return AppContext(Services(retriever=lambda: lambda text, k: []), Texts("en"), "en", ui, owner, report)
+
+
+def test_the_plan_list_offers_the_self_check_alone_and_names_plans_that_add_it(ctx: AppContext) -> None:
+    en, zh = ctx.plan_choices("en"), ctx.plan_choices("zh")
+    assert [v for _, v in en][-3:] == ["project", "self-check", "redo"]
+    assert ("Self-check: four questions, 8 min", "self-check") in en
+    assert ("自检：四道题，8 分钟", "self-check") in zh
+    assert ctx.plan_name("full self-check", "en") == "Full mock: five rounds, 90 min + self-check"
+    assert ctx.plan_name("full self-check", "zh") == "完整模拟：五轮，90 分钟 + 自检"
+    assert (
+        ctx.plan_name("redo abc self-check", "en")
+        == "Redo the two weakest rounds of a session: abc + self-check"
+    )
+    assert ctx.plan_name("self-check", "zh") == "自检：四道题，8 分钟"
+    assert (
+        ctx.plan_name("full", "en") == ctx.plan_name("full fresh", "en") == "Full mock: five rounds, 90 min"
+    )
+    assert practice.self_check_info(ctx, "en").startswith("The seed's four self-check questions")
+    assert "8 分钟" in practice.self_check_info(ctx, "zh")
+
+
+def _start(ctx: AppContext, plan: str, self_check: bool, prev: str = "") -> list[Any]:
+    request = SimpleNamespace(username=None, session_hash="page-1")
+    return practice.start_practice(ctx, plan, "en", prev, {}, "en", "tab:me", request, self_check)  # type: ignore[arg-type]
+
+
+def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: AppContext) -> None:
+    out = _start(ctx, "full", True)
+    state = out[0]
+    view = graph.get_session(state["sid"], owner="tab:me")
+    assert view.plan == "full self-check" and view.n_rounds == 6
+    plan, lang, prev, box = practice.plan_controls(view)
+    assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
+    assert out[-1] == box  # the box is the last output: the API's earlier outputs keep their places
+    # the self-check plan itself: the box adds nothing more
+    alone = graph.get_session(_start(ctx, "self-check", True)[0]["sid"], owner="tab:me")
+    assert alone.plan == "self-check" and alone.n_rounds == 1
+    # unticked: the plan as chosen
+    plain = graph.get_session(_start(ctx, "concepts", False)[0]["sid"], owner="tab:me")
+    assert plain.plan == "concepts" and practice.plan_controls(plain)[3]["value"] is False
