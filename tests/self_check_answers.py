@@ -1,6 +1,7 @@
 """Answers to the self-check round (rubrics/rounds/self-check.yaml), written for the tests: the round has no
 blind graded answers in eval/graded/ yet. A good answer and a thin one to each of the seed's four
-self-check questions, in English and in Chinese; the graph, package and judge tests use them."""
+self-check questions, in English and in Chinese (and a medium one between them); the graph, package and
+judge tests use them."""
 
 from __future__ import annotations
 
@@ -90,6 +91,23 @@ THIN_ZH: tuple[str, ...] = (
     "要知道峰值 QPS，直接用 120 除以经验值就得到卡数。",
     "重试会让它变慢，所以我会先加卡，再去看重试。",
     "没有 dashboard 的话，我就按印象说一个大概的数字，比如提升了 30%。",
+)
+
+#: right in outline, thin on evidence: no labelled numbers, no artefacts named beyond logs, no plan to measure
+MEDIUM_EN: tuple[str, ...] = (
+    "More than a right answer: you should cover edge cases, when it fails, and how you would verify it, plus a rollback.",
+    "You need the model size, what the traffic looks like, and which GPU you have. Without those the number of GPUs "
+    "is a guess.",
+    "Retries add load on top of the real traffic, so if you scale first the new GPUs just serve duplicate requests. "
+    "Limit the retries first and then see if you still need capacity.",
+    "Say honestly we didn't measure it, and show what we have, like the logs and the load test report. "
+    "Don't make up a number.",
+)
+MEDIUM_ZH: tuple[str, ...] = (
+    "不只是答对，还要讲失败的边界、怎么验证，以及回滚。",
+    "要先知道模型多大、流量长什么样、用什么 GPU，不然卡数就是猜的。",
+    "重试会在真实流量上再叠加负载，先扩容的话新卡只是在处理重复请求。先限制重试，再看是否还需要扩容。",
+    "诚实地说当时没测，拿出手上的日志和压测报告，不要编数字。",
 )
 
 

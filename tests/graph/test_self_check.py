@@ -11,6 +11,8 @@ from agent.contracts.transcript import Transcript
 from agent.grading.single import grade_transcript
 from agent.graph import PlanError, SessionView, answer, start_session
 from agent.graph.plan import FULL_MOCK, make_plan, usage, weakest, with_self_check
+from agent.judge.answer import Answer
+from agent.judge.assessment import assess_answer
 from agent.rubric import Lang, Rubric
 from tests import self_check_answers
 from tests.graph.script import strong
@@ -115,6 +117,22 @@ def test_a_good_self_check_scores_above_a_thin_one(rubric: Rubric, lang: Lang) -
     assert len(turns) == 4
     thin_turns = [x for x in thin.transcript.rounds[0].turns if x.role == "interviewer"]
     assert any((x.model_extra or {}).get("trigger") for x in thin_turns)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_medium_self_check_lands_between_the_good_and_the_thin(rubric: Rubric, lang: Lang) -> None:
+    """Right in outline but without the evidence (no labelled numbers, no artefacts named, no plan to measure
+    now): the judge puts it between the two, on the round's questions as the graph asks them."""
+    medium = self_check_answers.MEDIUM_ZH if lang == "zh" else self_check_answers.MEDIUM_EN
+    pairs = list(zip(self_check_answers.questions(lang, rubric), medium, strict=True))
+    mid = assess_answer(rubric, "self-check", Answer.of_pairs(pairs), lang)
+    good = assess_answer(rubric, "self-check", self_check_answers.answer(lang, True, rubric), lang)
+    thin = assess_answer(rubric, "self-check", self_check_answers.answer(lang, False, rubric), lang)
+    assert good.total > mid.total > thin.total, (good.scores, mid.scores, thin.scores)
+    assert good.scores["evidence"] > mid.scores["evidence"] > thin.scores["evidence"]
+    assert (
+        not mid.checklist or not mid.checklist.checks.misconceptions
+    )  # "if we scale first, ..." is no claim
 
 
 def test_full_self_check_asks_it_after_the_incident_and_before_the_candidates_questions(
