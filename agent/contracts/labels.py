@@ -147,6 +147,13 @@ GATES: dict[str, Label] = {
         "en": ("Wrong claims", "Wrong claims make the rest of the answer less trustworthy."),
         "zh": ("错误说法", "错误说法使回答其余部分的可信度下降。"),
     },
+    "five_needs_validation": {
+        "en": (
+            "A 5 needs a verification path",
+            "A 5 means complete, with boundaries and a way to verify; this round's checks are not yet at 4.",
+        ),
+        "zh": ("5 分需要验证路径", "5 分意味着完整、有边界并说明如何验证；本轮的验证还不到 4 分。"),
+    },
     "wrong_core": {
         "en": (
             "Core mechanism wrong",

@@ -226,6 +226,17 @@ def score_round(
             )
         )
 
+    # the anchor "5 = complete, with boundaries and a verification path": a 5 elsewhere needs that much shown
+    # where the round checks it (validation is scored after accuracy, evidence and trade-offs, so this comes last)
+    for need_dim, need_min in (cfg.get("five_needs") or {}).items():
+        if scores[need_dim] >= int(need_min):
+            continue
+        for k, ds in enumerate(dims):
+            if ds.dimension != need_dim and ds.score == 5 and scores_given is None:
+                scores[ds.dimension] = 4
+                level_text = next(lv.text.get(lang) for lv in rubric.dimensions[ds.dimension].levels if lv.level == 4)
+                cap = f"five_needs_{need_dim} (≤4)"
+                dims[k] = ds.model_copy(update={"score": 4, "level": level_text, "caps": [*ds.caps, cap]})
     if scores["accuracy"] == 1:
         flags.add("accuracy_1")
     if scores["validation"] == 1:

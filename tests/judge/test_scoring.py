@@ -395,3 +395,26 @@ def test_no_dimension_shows_a_passage_twice() -> None:
             flat = [" ".join(q.split()) for q in quotes]
             for i, q in enumerate(flat):
                 assert not any(q in o for j, o in enumerate(flat) if j != i), (a.id, d, quotes)
+
+
+def test_a_five_needs_a_verification_path() -> None:
+    """The anchor '5 = complete, with boundaries and a verification path': a clean capacity derivation that ends
+    with "it depends" (validation below 4) keeps its accuracy at 4, and says why in words."""
+    from agent.calibration.evaluation import load_graded_set
+    from agent.contracts.labels import cap_text
+    from agent.judge.assessment import assess_answer
+    from agent.rubric import load_rubric
+
+    rubric = load_rubric()
+    a = next(x for x in load_graded_set(split="dev").answers if x.id == "a14-capacity-noverify-zh")
+    ra = assess_answer(rubric, a.round, a.as_answer(), a.language)
+    assert ra.scores["validation"] <= 3
+    assert max(s for d, s in ra.scores.items() if d != "validation") == 4
+    acc = next(d for d in ra.dimensions if d.dimension == "accuracy")
+    assert acc.score == 4 and "five_needs_validation (≤4)" in acc.caps
+    assert acc.level == next(lv.text.get("zh") for lv in rubric.dimensions["accuracy"].levels if lv.level == 4)
+    assert cap_text("five_needs_validation (≤4)", "zh") == "5 分需要验证路径：最高 4 分"
+    assert cap_text("five_needs_validation (≤4)", "en") == "A 5 needs a verification path: at most 4"
+    strong = next(x for x in load_graded_set(split="dev").answers if x.id == "a1-capacity-strong-mathfirst-zh")
+    fives = assess_answer(rubric, strong.round, strong.as_answer(), strong.language)
+    assert fives.scores["validation"] >= 4 and 5 in fives.scores.values()  # a 5 with a verification path stays
