@@ -6,9 +6,15 @@
 #
 # It starts, each as a child in its own process group, and stops them all on SIGTERM / Ctrl-C:
 #   1. Postgres (Debian's postgresql binaries, /usr/lib/postgresql/*/bin): a cluster in
-#      $TEAM_DIR/pg (initdb once: role and database `coach`, password in $TEAM_DIR/pg-password; as
-#      root the cluster belongs to the postgres user, in PG_DIR or its home when it cannot reach there),
-#      on 127.0.0.1:$PG_PORT; then `interview db migrate`
+#      $TEAM_DIR/pg (initdb once; as root the cluster belongs to the postgres user, in PG_DIR or its
+#      home when it cannot reach there), on 127.0.0.1:$PG_PORT, with two login roles
+#      (agent/db/migrations/postgres/0004_app_role.sql): `coach_owner` owns the database `coach` and
+#      its schema and runs `interview db migrate` (here, before the apps start); `coach`, the apps'
+#      role, is a member of `interview_app`, owns nothing and cannot change the schema nor rewrite the
+#      override log. Passwords in $TEAM_DIR/pg-password (coach) and $TEAM_DIR/pg-owner-password; the
+#      owner's URL only in $TEAM_DIR/pg-owner-url (0600, never given to the apps nor in team.env), for
+#      an admin: INTERVIEW_DATABASE_URL="$(cat $TEAM_DIR/pg-owner-url)" .venv/bin/interview db migrate.
+#      A cluster made by an earlier team.sh, where `coach` owned everything, is converted on start.
 #   2. a Chroma server (`chroma run`) over $TEAM_DIR/chroma on 127.0.0.1:$CHROMA_PORT, and the vLLM
 #      source index built into it once (`interview index build`; --no-index skips it)
 #   3. the judge: --judge cpu (default) a pool of --replicas N (default 2) vLLM CPU servers behind
@@ -21,8 +27,8 @@
 #      (deploy/nginx.conf: a cookie names the replica); without nginx (or --no-proxy) open a replica
 #      directly: a browser must stay on one replica (Gradio's event stream), any replica resumes a
 #      session.
-# When everything answers it prints "team ready" and writes $TEAM_DIR/team.env (the variables for
-# `interview …` commands against the same database and index). Logs: $TEAM_DIR/logs.
+# When everything answers it prints "team ready" and writes $TEAM_DIR/team.env (0600: the variables for
+# `interview …` commands against the same database, as `coach`, and index). Logs: $TEAM_DIR/logs.
 # Users: `set -a; . $TEAM_DIR/team.env; .venv/bin/python -m agent.ui --add-user NAME [--reviewer]`;
 # once a user exists every replica asks for a login. A PROXY_HOST other than loopback is refused until
 # then.
@@ -47,7 +53,7 @@ while [ $# -gt 0 ]; do
     --no-index) BUILD_INDEX=0; shift ;;
     --no-proxy) PROXY=0; shift ;;
     --stop) STOP_ONLY=1; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "team.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -158,18 +164,42 @@ if [ ! -f "$PG/data/PG_VERSION" ]; then
 else
   NEW_CLUSTER=0
 fi
+if [ ! -f "$TEAM_DIR/pg-owner-password" ]; then  # also for a cluster an earlier team.sh made
+  umask 077
+  "$PY" -c "import secrets; print(secrets.token_urlsafe(24))" >"$TEAM_DIR/pg-owner-password"
+  umask 022
+fi
 PG_PASSWORD="$(cat "$TEAM_DIR/pg-password")"
+PG_OWNER_PASSWORD="$(cat "$TEAM_DIR/pg-owner-password")"
 start_child postgres "$LOGS/postgres.log" "${AS[@]}" "$PG_BIN/postgres" -D "$PG/data" -p "$PG_PORT" \
   -k "$PG/run" -c listen_addresses=127.0.0.1
 PG_PID=$CHILD_PID
 wait_for Postgres "$PG_PID" 60 "$PG_BIN/pg_isready" -h "$PG/run" -p "$PG_PORT"
-if [ "$NEW_CLUSTER" = 1 ]; then
-  "${AS[@]}" "$PG_BIN/psql" -h "$PG/run" -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1 -q \
-    -c "CREATE ROLE coach LOGIN PASSWORD '$PG_PASSWORD'" -c "CREATE DATABASE coach OWNER coach" \
-    >>"$LOGS/postgres.log" 2>&1 || fail "could not create the coach role and database"
-fi
+# The roles and the database, on every start (each step is idempotent; the passwords go through stdin,
+# not the command line). An earlier team.sh made `coach` the owner: ownership moves to coach_owner.
+"${AS[@]}" "$PG_BIN/psql" -h "$PG/run" -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -q \
+  >>"$LOGS/postgres.log" 2>&1 <<SQL || fail "could not create the coach and coach_owner roles and the database"
+SELECT 'CREATE ROLE interview_app NOLOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'interview_app')
+\gexec
+SELECT 'CREATE ROLE coach_owner' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'coach_owner')
+\gexec
+SELECT 'CREATE ROLE coach' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'coach')
+\gexec
+ALTER ROLE coach_owner LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '$PG_OWNER_PASSWORD';
+ALTER ROLE coach LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '$PG_PASSWORD';
+GRANT interview_app TO coach;
+SELECT 'CREATE DATABASE coach OWNER coach_owner' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'coach')
+\gexec
+ALTER DATABASE coach OWNER TO coach_owner;
+\connect coach
+REASSIGN OWNED BY coach TO coach_owner;
+SQL
+OWNER_URL="postgresql://coach_owner:$PG_OWNER_PASSWORD@127.0.0.1:$PG_PORT/coach"
+(umask 077 && echo "$OWNER_URL" >"$TEAM_DIR/pg-owner-url")
+INTERVIEW_DATABASE_URL="$OWNER_URL" .venv/bin/interview db migrate >>"$LOGS/migrate.log" 2>&1 \
+  || fail "interview db migrate (as coach_owner) failed (see $LOGS/migrate.log)"
+unset OWNER_URL PG_OWNER_PASSWORD
 export INTERVIEW_DATABASE_URL="postgresql://coach:$PG_PASSWORD@127.0.0.1:$PG_PORT/coach"
-.venv/bin/interview db migrate >>"$LOGS/migrate.log" 2>&1 || fail "interview db migrate failed (see $LOGS/migrate.log)"
 
 # ---- 2. Chroma and the index
 start_child chroma "$LOGS/chroma.log" .venv/bin/chroma run --path "$TEAM_DIR/chroma" --host 127.0.0.1 \

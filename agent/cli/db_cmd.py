@@ -1,6 +1,8 @@
-"""`interview db migrate`: bring the shared Postgres database (`INTERVIEW_DATABASE_URL`) to the newest
-schema. The app and every command that opens the database do the same on start; this runs it alone,
-e.g. before replicas of a new version start (agent/db/migrate.py)."""
+"""`interview db migrate`: bring the shared Postgres database to the newest schema, connected as the role
+that owns it (`--url postgresql://OWNER:…`), e.g. before replicas of a new version start. The app and
+every command that opens the database only check on start that the schema is up to date (their role,
+a member of interview_app, may not change it) and otherwise stop naming this command
+(agent/db/migrate.py)."""
 
 from __future__ import annotations
 
@@ -17,11 +19,16 @@ app = typer.Typer(help="The shared Postgres database (INTERVIEW_DATABASE_URL).",
 @app.command("migrate")
 def migrate(
     url: Annotated[
-        str | None, typer.Option("--url", help="the database (default: INTERVIEW_DATABASE_URL)")
+        str | None,
+        typer.Option(
+            "--url",
+            help="the database, as the role that owns the schema (default: INTERVIEW_DATABASE_URL)",
+        ),
     ] = None,
 ) -> None:
-    """Apply the numbered schema migrations not yet applied, then the checkpointer's own. Exit 0 up to
-    date; 1 the database cannot be reached or migrated (said in one line); 2 no database is set."""
+    """Apply the numbered schema migrations not yet applied, then the checkpointer's own, and grant the
+    app's role its rights. Exit 0 up to date (checked read-only: any role may ask); 1 the database cannot
+    be reached or migrated, or this role may not migrate it (said in one line); 2 no database is set."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         target = url or db.database_url()

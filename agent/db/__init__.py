@@ -4,8 +4,10 @@ Without the variable every store is a SQLite file in the data dir (one machine, 
 sessions (LangGraph's checkpoints and the session index), users, reviewers, the browser-id secret and
 the override log live in that Postgres database, so several app processes (replicas, on one machine
 or several) share them. The schema is versioned: numbered SQL files in
-`agent/db/migrations/postgres/`, applied in order by `interview db migrate` and on start
-(`agent/db/migrate.py`).
+`agent/db/migrations/postgres/`, applied in order by `interview db migrate` as the role that owns the
+schema; the app connects as a member of `interview_app`, which may read and write what the app needs
+but not change the schema nor rewrite the override log, and on start only checks that the schema is up
+to date (`agent/db/migrate.py`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,16 @@
 The schema is data: numbered SQL files `agent/db/migrations/postgres/NNNN_name.sql`, applied in order,
 each in its own transaction together with its row in `interview_schema_migrations` (version, name,
 the SHA-256 of the file, when). Then LangGraph's checkpointer creates or upgrades its own tables
-(`PostgresSaver.setup()`, versioned in its `checkpoint_migrations`). `interview db migrate` runs it;
-the app and every command that opens the database run it on start (`ensure`), once per process.
+(`PostgresSaver.setup()`, versioned in its `checkpoint_migrations`), and the app's group role
+`interview_app` is granted them. `interview db migrate` runs it; the app and every command that opens
+the database call `ensure` on start, once per process.
+
+Two roles (0004_app_role.sql): the role that owns the schema runs the migrations (`interview db migrate
+--url <owner URL>`); the app connects as a member of `interview_app`, which may not change the schema.
+So `migrate` first reads, without any lock or DDL, whether the database is up to date (the applied
+versions and their SHA-256, the checkpointer's version, its tables granted to `interview_app`) and
+returns when it is; only when something is missing does it take the lock and migrate, and a role that
+may not is told plainly which version the database is at, which this code needs and the command to run.
 
 Several replicas may start at once: a session-level advisory lock makes one migrate while the others
 wait (polling, outside any statement), then find nothing to do. A file changed after it was applied,
@@ -21,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from agent.db import DatabaseError, connect, redact
 
@@ -28,6 +37,11 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations" / "postgres"
 TABLE = "interview_schema_migrations"
 LOCK_KEY = 0x696E7476_6D696772  # "intvmigr": the advisory lock migrations hold
 LOCK_WAIT_S = 300.0
+APP_ROLE = "interview_app"
+"""The group role the app's login role is a member of (0004_app_role.sql)."""
+CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+"""LangGraph's tables the app reads and writes (and deletes from: a thread's checkpoints)."""
+CHECKPOINT_RIGHTS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
@@ -80,52 +94,184 @@ def migrations(folder: Path = MIGRATIONS_DIR) -> list[Migration]:
     return found
 
 
+@dataclass
+class _State:
+    """What the database holds, read without a lock and without DDL."""
+
+    done: dict[int, dict[str, Any]] | None
+    """the applied migrations: version -> its row (name, sha256); None: the connected role may not read
+    them (a schema older than 0004_app_role.sql, which grants it)"""
+    checkpointer: int | None
+    """the checkpointer's newest version; None: its tables are not there (or not checked)"""
+    granted: bool
+    """`APP_ROLE` exists and holds its rights on the checkpointer's tables (True when not checked)"""
+    role: str
+    """the connected role"""
+    owner: str
+    """the role that owns the schema (the versions table; else the database)"""
+    may_migrate: bool
+    """the connected role may migrate: it owns the versions table (or, before it exists, may create in
+    the schema)"""
+
+
 def migrate(url: str, *, checkpointer: bool = True, folder: Path = MIGRATIONS_DIR) -> Outcome:
-    """Bring the database at `url` to the newest schema; safe to run again and from several processes."""
+    """Bring the database at `url` to the newest schema; safe to run again and from several processes.
+    Up to date already: only reads (any role the app connects as may call it)."""
     known = migrations(folder)
     out = Outcome(url, known=len(known))
     with connect(url) as conn:
-        _lock(conn)
         try:
-            conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                "sha256 TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            done = {int(r["version"]): r for r in conn.execute(f"SELECT version, name, sha256 FROM {TABLE}")}
-            ahead = sorted(v for v in done if v > len(known))
-            if ahead:
-                raise MigrationError(
-                    f"{redact(url)} is at schema version {max(ahead)}, newer than this code knows "
-                    f"({len(known)}): run the newer version of the app, or restore a matching backup"
-                )
-            for m in known:
-                if m.version in done:
-                    if done[m.version]["sha256"] != m.sha256:
-                        raise MigrationError(
-                            f"migration {m.version:04d}_{m.name} was changed after it was applied to "
-                            f"{redact(url)}: an applied migration is never edited; add a new numbered file"
-                        )
-                    continue
-                with conn.transaction():
-                    conn.execute(m.sql)
-                    conn.execute(
-                        f"INSERT INTO {TABLE} (version, name, sha256) VALUES (%s, %s, %s)",
-                        (m.version, m.name, m.sha256),
-                    )
-                out.applied.append(m)
-            out.current = len(known)
-            if checkpointer:
-                _checkpointer_setup(conn)
+            state = _state(conn, checkpointer)
+            _refuse(state, known, url)
+            if not _behind(state, known, checkpointer):
+                out.current = len(known)
+                return out
+            _lock(conn)
+            try:
+                state = _state(conn, checkpointer)  # another process may have migrated meanwhile
+                _refuse(state, known, url)
+                behind = _behind(state, known, checkpointer)
+                if behind and not state.may_migrate:
+                    raise MigrationError(_not_allowed(url, state, behind))
+                if behind:
+                    _apply(conn, state, known, out, checkpointer)
+                out.current = len(known)
+            finally:
+                if not conn.closed:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_KEY,))
         except MigrationError:
             raise
         except Exception as e:
             if type(e).__module__.startswith("psycopg"):
                 raise MigrationError(f"migrating {redact(url)} failed: {' '.join(str(e).split())}") from e
             raise
-        finally:
-            if not conn.closed:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_KEY,))
     return out
+
+
+def _state(conn: Any, checkpointer: bool) -> _State:
+    row = conn.execute(
+        "SELECT current_user AS role, to_regclass(%s) IS NOT NULL AS has_table, "
+        "CASE WHEN to_regclass(%s) IS NULL THEN false ELSE has_table_privilege(%s, 'SELECT') END AS can_read, "
+        "coalesce((SELECT r.rolname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner "
+        "          WHERE c.oid = to_regclass(%s)), "
+        "         (SELECT r.rolname FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba "
+        "          WHERE d.datname = current_database())) AS owner, "
+        "CASE WHEN to_regclass(%s) IS NULL THEN has_schema_privilege(current_schema(), 'CREATE') "
+        "     ELSE pg_has_role((SELECT relowner FROM pg_class WHERE oid = to_regclass(%s)), 'USAGE') "
+        "END AS may_migrate",
+        (TABLE, TABLE, TABLE, TABLE, TABLE, TABLE),
+    ).fetchone()
+    done: dict[int, dict[str, Any]] | None = {}
+    if row["has_table"] and not row["can_read"]:
+        done = None
+    elif row["has_table"]:
+        done = {int(r["version"]): r for r in conn.execute(f"SELECT version, name, sha256 FROM {TABLE}")}
+    version: int | None = None
+    granted = True
+    if checkpointer:
+        if conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL AS ok").fetchone()["ok"]:
+            v = conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+            version = None if v is None else int(v)
+        granted = bool(
+            conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) AND coalesce(bool_and("
+                "  CASE WHEN to_regclass(t) IS NULL THEN false ELSE has_table_privilege(%s, t, p) END), false) "
+                "AS ok FROM unnest(%s::text[]) AS t, unnest(%s::text[]) AS p",
+                (APP_ROLE, APP_ROLE, list(CHECKPOINT_TABLES), list(CHECKPOINT_RIGHTS)),
+            ).fetchone()["ok"]
+        )
+    return _State(
+        done=done,
+        checkpointer=version,
+        granted=granted,
+        role=str(row["role"]),
+        owner=str(row["owner"]),
+        may_migrate=bool(row["may_migrate"]) and done is not None,
+    )
+
+
+def _refuse(state: _State, known: list[Migration], url: str) -> None:
+    """A database migrated by newer code, or an applied file that was edited: nothing is applied."""
+    if state.done is None:
+        return
+    ahead = sorted(v for v in state.done if v > len(known))
+    if ahead:
+        raise MigrationError(
+            f"{redact(url)} is at schema version {max(ahead)}, newer than this code knows "
+            f"({len(known)}): run the newer version of the app, or restore a matching backup"
+        )
+    for m in known:
+        if m.version in state.done and state.done[m.version]["sha256"] != m.sha256:
+            raise MigrationError(
+                f"migration {m.version:04d}_{m.name} was changed after it was applied to "
+                f"{redact(url)}: an applied migration is never edited; add a new numbered file"
+            )
+
+
+def checkpointer_version() -> int:
+    """The newest version of LangGraph's checkpoint tables this code ships."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    return len(PostgresSaver.MIGRATIONS) - 1
+
+
+def _behind(state: _State, known: list[Migration], checkpointer: bool) -> list[str]:
+    """What is missing, in words; empty: up to date."""
+    out = []
+    done = state.done
+    if done is None:
+        out.append(
+            f"is at a schema version the role {state.role} may not read (this code needs {len(known)})"
+        )
+    elif any(m.version not in done for m in known):
+        version = max((v for v in done if all(w in done for w in range(1, v + 1))), default=0)
+        out.append(f"is at schema version {version} (this code needs {len(known)})")
+    if checkpointer:
+        want = checkpointer_version()
+        if state.checkpointer is None or state.checkpointer < want:
+            have = "none" if state.checkpointer is None else state.checkpointer
+            out.append(f"has the checkpointer's tables at version {have} (this code needs {want})")
+        elif not state.granted:
+            out.append(f"has not granted the checkpointer's tables to {APP_ROLE}")
+    return out
+
+
+def _not_allowed(url: str, state: _State, behind: list[str]) -> str:
+    return (
+        f"the database {redact(url)} {' and '.join(behind)}, and the role {state.role} may not migrate "
+        f"it: run `interview db migrate --url {redact(_as_role(url, state.owner))}` (as the role that "
+        "owns the schema), then start again"
+    )
+
+
+def _as_role(url: str, role: str) -> str:
+    """`url` connecting as `role` (its password, if any, is another's: redact it before showing)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    cred = quote(role, safe="") + (":" + (parts.password or "") if parts.password is not None else "")
+    return urlunsplit(parts._replace(netloc=f"{cred}@{host}"))
+
+
+def _apply(conn: Any, state: _State, known: list[Migration], out: Outcome, checkpointer: bool) -> None:
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+        "sha256 TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+    )
+    done = state.done or {}
+    for m in known:
+        if m.version in done:
+            continue
+        with conn.transaction():
+            conn.execute(m.sql)
+            conn.execute(
+                f"INSERT INTO {TABLE} (version, name, sha256) VALUES (%s, %s, %s)",
+                (m.version, m.name, m.sha256),
+            )
+        out.applied.append(m)
+    if checkpointer:
+        _checkpointer_setup(conn)
+        conn.execute(f"GRANT {', '.join(CHECKPOINT_RIGHTS)} ON {', '.join(CHECKPOINT_TABLES)} TO {APP_ROLE}")
+        conn.execute(f"GRANT SELECT ON checkpoint_migrations TO {APP_ROLE}")
 
 
 def _lock(conn: Any, wait_s: float = LOCK_WAIT_S) -> None:

@@ -2,10 +2,15 @@
 `OverrideLog` (agent/overrides/log.py) there.
 
 The tables, the PL/pgSQL functions and the triggers are those of
-agent/db/migrations/postgres/0003_overrides.sql; `check_triggers` compares what the database has with
-that file: a trigger dropped, disabled, pointed at another function or added, and a function whose
-body was changed, are each named by `interview override verify`. Writers take the `overrides_head`
-row FOR UPDATE first, so appends from several replicas are serialized and each continues the chain.
+agent/db/migrations/postgres/0003_overrides.sql, and 0004_app_role.sql makes the functions that touch
+the tables run as their owner with a fixed search_path; `check_triggers` compares what the database
+has with those files: a trigger dropped, disabled, pointed at another function or added, and a
+function whose body or those settings were changed, are each named by `interview override verify`.
+
+The app's role may only read the log and append to it (0004_app_role.sql): it cannot disable the
+triggers, nor UPDATE, DELETE or TRUNCATE. Writers take a transaction-level advisory lock first (no
+UPDATE right needed, unlike `SELECT … FOR UPDATE` on `overrides_head`), so appends from several
+replicas are serialized and each continues the chain.
 """
 
 from __future__ import annotations
@@ -23,9 +28,14 @@ from agent.overrides.chain import Problem, trigger_problems
 from agent.overrides.model import OverrideLogError
 
 MIGRATION = "0003_overrides.sql"
+SECURITY = "0004_app_role.sql"
+WRITE_LOCK = (0x696E7476, 0x6F766572)
+"""The advisory lock writers hold ("intv", "over"): the two-key form, so it never meets the one-key
+locks of migrations (agent/db/migrate.py) and sessions (agent/graph/lock.py)."""
 TABLES = ("overrides", "overrides_meta", "overrides_head")
 _TRIGGER = re.compile(r"CREATE TRIGGER (\w+) (.+?);", re.S)
 _FUNCTION = re.compile(r"CREATE FUNCTION (\w+)\(\) RETURNS trigger LANGUAGE plpgsql AS \$\$(.*?)\$\$;", re.S)
+_DEFINER = re.compile(r"ALTER FUNCTION (\w+)\(\) SECURITY DEFINER SET search_path = ([^']+)'")
 
 
 def _norm(text: str) -> str:
@@ -42,6 +52,14 @@ def expected() -> tuple[dict[str, str], dict[str, str]]:
     }
     functions = {m.group(1): _norm(m.group(2)) for m in _FUNCTION.finditer(sql)}
     return triggers, functions
+
+
+@cache
+def definers() -> dict[str, str]:
+    """The functions 0004_app_role.sql makes SECURITY DEFINER -> their search_path, `%I` standing for
+    the schema."""
+    sql = (MIGRATIONS_DIR / SECURITY).read_text(encoding="utf-8")
+    return {m.group(1): m.group(2).strip() for m in _DEFINER.finditer(sql)}
 
 
 class _Conn:
@@ -75,7 +93,7 @@ class PostgresLog(LogBackend):
                 conn.execute(
                     "SELECT set_config('lock_timeout', %s, true)", (f"{int(self.timeout_s * 1000)}ms",)
                 )
-                conn.execute("SELECT last_id FROM overrides_head WHERE one FOR UPDATE")
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", WRITE_LOCK)
             else:  # one snapshot: rows, head and triggers as of one moment
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             yield _Conn(conn)
@@ -121,21 +139,27 @@ class PostgresLog(LogBackend):
                 (list(TABLES),),
             )
         }
-        bodies = {
-            str(r["proname"]): _norm(str(r["prosrc"]))
+        functions = {
+            str(r["proname"]): (_norm(str(r["prosrc"])), bool(r["prosecdef"]), list(r["proconfig"] or []))
             for r in conn.execute(
-                "SELECT proname, prosrc FROM pg_proc WHERE pronamespace = current_schema()::regnamespace "
-                "AND proname = ANY(?)",
+                "SELECT proname, prosrc, prosecdef, proconfig FROM pg_proc "
+                "WHERE pronamespace = current_schema()::regnamespace AND proname = ANY(?)",
                 (list(want_functions),),
             )
         }
-        schema = str(conn.execute("SELECT current_schema() AS s").fetchone()["s"])
+        r = conn.execute("SELECT current_schema() AS s, quote_ident(current_schema()) AS q").fetchone()
+        schema = str(r["s"])
+        settings = {f: [f"search_path={path.replace('%I', str(r['q']))}"] for f, path in definers().items()}
         altered = [
             n
             for n, want in want_triggers.items()
             if n in found and found[n][0].replace(f" ON {schema}.", " ON ") != want
         ]
-        altered += [f"{f}()" for f, body in want_functions.items() if bodies.get(f) != body]
+        altered += [
+            f"{f}()"
+            for f, body in want_functions.items()
+            if functions.get(f) != (body, f in settings, settings.get(f, []))
+        ]
         return trigger_problems(
             missing=[n for n in want_triggers if n not in found],
             altered=altered,

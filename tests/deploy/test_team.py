@@ -1,7 +1,8 @@
 """deploy/team.sh: the team setup as plain processes (Postgres, Chroma, two app replicas, nginx when
 installed) with the embedded judge, on free loopback ports in a temporary folder. It comes up, the
 proxy keeps a browser (its cookie) on one replica and spreads new ones, SIGTERM stops everything,
-and `--stop` ends what a SIGKILLed team.sh left behind. (The judge pool is tested in
+and `--stop` ends what a SIGKILLed team.sh left behind; the apps' role cannot disable the override
+log's triggers. (The judge pool is tested in
 tests/judge/test_pool.py; team.sh starts it with `python -m agent.judge.runtime --replicas N`.)"""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -112,6 +114,17 @@ def test_team_comes_up_is_sticky_and_stops(team_env: dict[str, str], tmp_path: P
             timeout=120,
         )
         assert r.returncode == 0 and "schema up to date" in r.stdout, r.stdout + r.stderr
+        # the apps' role owns nothing: it cannot disable the override log's triggers (issue 15); the
+        # owner's URL is kept apart, for an admin
+        with (
+            psycopg.connect(shared["INTERVIEW_DATABASE_URL"], autocommit=True) as conn,
+            pytest.raises(psycopg.errors.InsufficientPrivilege),
+        ):
+            conn.execute("ALTER TABLE overrides DISABLE TRIGGER ALL")
+        owner_url = Path(team_env["TEAM_DIR"]) / "pg-owner-url"
+        assert oct(owner_url.stat().st_mode & 0o777) == "0o600"
+        assert owner_url.read_text().startswith("postgresql://coach_owner:")
+        assert "coach_owner" not in env_file.read_text()
         assert httpx.get(f"{shared['CHROMA_URL']}/api/v2/heartbeat", timeout=10).status_code == 200
         if shutil.which("nginx"):
             proxy = f"http://127.0.0.1:{team_env['PROXY_PORT']}/"

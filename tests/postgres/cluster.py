@@ -18,8 +18,13 @@ from pathlib import Path
 
 SUPERUSER = "postgres"
 TEMPLATE = "migrated"
+OWNER_ROLE = "coach_owner"
+"""The role that owns each test database and its schema, and runs the migrations (no superuser, no
+CREATEROLE: the group role exists before it migrates, as a deployment's admin creates it)."""
 APP_ROLE = "coach"
-"""The role the app connects as in the tests: it owns its tables, and is no superuser."""
+"""The role the app connects as in the tests: a member of the group role, owner of nothing."""
+GROUP_ROLE = "interview_app"
+"""The group role agent/db/migrations/postgres/0004_app_role.sql grants the app's rights to."""
 
 
 def bin_dir() -> Path | None:
@@ -81,22 +86,29 @@ class Cluster:
     def url(self, db: str, role: str = APP_ROLE) -> str:
         return f"postgresql://{role}@127.0.0.1:{self.port}/{db}"
 
+    def owner_url(self, db: str) -> str:
+        """The database as the role that owns it and runs its migrations."""
+        return self.url(db, OWNER_ROLE)
+
     def create_database(self, name: str, *, migrated: bool = True) -> str:
-        """A new database owned by the app role; its URL as that role. `migrated`: a copy of a database
-        `interview db migrate` brought up to date once (a migration takes seconds, a copy much less)."""
+        """A new database owned by the owner role; its URL as the app's role. `migrated`: a copy of a
+        database `interview db migrate` (as the owner) brought up to date once (a migration takes
+        seconds, a copy much less); the copy keeps the grants."""
         import psycopg
 
         with psycopg.connect(self.superuser_url(), autocommit=True) as conn:
             if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone() is None:
-                conn.execute(f"CREATE ROLE {APP_ROLE} LOGIN")
+                conn.execute(f"CREATE ROLE {GROUP_ROLE} NOLOGIN")
+                conn.execute(f"CREATE ROLE {OWNER_ROLE} LOGIN")
+                conn.execute(f"CREATE ROLE {APP_ROLE} LOGIN IN ROLE {GROUP_ROLE}")
             if migrated and not self._template:
-                conn.execute(f"CREATE DATABASE {TEMPLATE} OWNER {APP_ROLE}")
+                conn.execute(f"CREATE DATABASE {TEMPLATE} OWNER {OWNER_ROLE}")
                 from agent.db.migrate import migrate
 
-                migrate(self.url(TEMPLATE))
+                migrate(self.owner_url(TEMPLATE))
                 self._template = True
             template = f" TEMPLATE {TEMPLATE}" if migrated else ""
-            conn.execute(f'CREATE DATABASE "{name}" OWNER {APP_ROLE}{template}')
+            conn.execute(f'CREATE DATABASE "{name}" OWNER {OWNER_ROLE}{template}')
         return self.url(name)
 
     def stop(self) -> None:

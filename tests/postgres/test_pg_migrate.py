@@ -1,6 +1,7 @@
-"""Versioned migrations: `interview db migrate` applies the numbered SQL files once, in order, recorded
-in interview_schema_migrations, with the checkpointer's tables; replicas migrating at once take turns;
-an applied file that was edited, or a database newer than the code, is refused."""
+"""Versioned migrations: `interview db migrate` (as the owner) applies the numbered SQL files once, in
+order, recorded in interview_schema_migrations, with the checkpointer's tables; replicas migrating at
+once take turns; an applied file that was edited, or a database newer than the code, is refused. (The
+app's role, which may not migrate: tests/postgres/test_pg_roles.py.)"""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from tests.postgres.cluster import Cluster
 
 @pytest.fixture
 def blank(cluster: Cluster, pg_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A database nothing was applied to, as INTERVIEW_DATABASE_URL."""
-    url = cluster.create_database(pg_url.rsplit("/", 1)[1] + "_blank", migrated=False)
-    monkeypatch.setenv("INTERVIEW_DATABASE_URL", url)
-    return url
+    """A database nothing was applied to, as its owner (the app's role is INTERVIEW_DATABASE_URL)."""
+    name = pg_url.rsplit("/", 1)[1] + "_blank"
+    monkeypatch.setenv("INTERVIEW_DATABASE_URL", cluster.create_database(name, migrated=False))
+    return cluster.owner_url(name)
 
 
 def _versions(url: str) -> list[tuple[int, str]]:
@@ -36,11 +37,11 @@ def _versions(url: str) -> list[tuple[int, str]]:
 def test_the_migrations_are_numbered_files() -> None:
     ms = migrations()
     assert [m.version for m in ms] == list(range(1, len(ms) + 1))
-    assert [m.name for m in ms[:3]] == ["sessions", "users", "overrides"]
+    assert [m.name for m in ms[:4]] == ["sessions", "users", "overrides", "app_role"]
 
 
 def test_db_migrate_applies_each_file_once(blank: str) -> None:
-    res = CliRunner().invoke(app, ["db", "migrate"])
+    res = CliRunner().invoke(app, ["db", "migrate", "--url", blank])
     assert res.exit_code == 0, res.output
     assert "applied 0001_sessions" in res.output and "schema at version" in res.output
     assert _versions(blank) == [(m.version, m.name) for m in migrations()]
@@ -53,7 +54,7 @@ def test_db_migrate_applies_each_file_once(blank: str) -> None:
         "checkpoints",
         "checkpoint_writes",
     } <= tables
-    res = CliRunner().invoke(app, ["db", "migrate"])
+    res = CliRunner().invoke(app, ["db", "migrate"])  # INTERVIEW_DATABASE_URL: the app's role
     assert res.exit_code == 0 and "up to date" in res.output, res.output
 
 

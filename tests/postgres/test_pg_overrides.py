@@ -1,6 +1,7 @@
-"""The override log in Postgres: UPDATE, DELETE and TRUNCATE refused by the database; a row forged by a
-superuser who disabled the triggers is found by `interview override verify`; two writers at once
-each continue the chain."""
+"""The override log in Postgres: UPDATE, DELETE and TRUNCATE refused by the database (to the app's role
+by privilege, to the owner and a superuser by the triggers); a row forged by a superuser who disabled
+the triggers is found by `interview override verify`; two writers at once each continue the chain.
+(What else the app's role is refused: tests/postgres/test_pg_roles.py.)"""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from agent.cli.override_cmd import app
 from agent.overrides import COLUMNS, OverrideLog
 from agent.overrides.chain import chain_hash
 from tests.overrides.test_integrity import Clock, _new
-from tests.postgres.cluster import SUPERUSER, Cluster
+from tests.postgres.cluster import APP_ROLE, OWNER_ROLE, SUPERUSER, Cluster
 
 
 @pytest.fixture
@@ -32,14 +33,21 @@ def log(pg_url: str) -> OverrideLog:
 
 @pytest.fixture
 def app_sql(pg_url: str) -> Iterator[psycopg.Connection[Any]]:
-    """The app's own role (it owns the tables), around the log."""
+    """The app's own role (a member of interview_app: it may read and append), around the log."""
     with psycopg.connect(pg_url, autocommit=True) as conn:
         yield conn
 
 
 @pytest.fixture
+def owner(pg_url: str, cluster: Cluster) -> Iterator[psycopg.Connection[Any]]:
+    """The role that owns the tables and runs the migrations."""
+    with psycopg.connect(pg_url.replace(f"{APP_ROLE}@", f"{OWNER_ROLE}@"), autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
 def superuser(pg_url: str, cluster: Cluster) -> Iterator[psycopg.Connection[Any]]:
-    with psycopg.connect(pg_url.replace("coach@", f"{SUPERUSER}@"), autocommit=True) as conn:
+    with psycopg.connect(pg_url.replace(f"{APP_ROLE}@", f"{SUPERUSER}@"), autocommit=True) as conn:
         yield conn
 
 
@@ -87,12 +95,15 @@ def test_the_log_is_shared_and_intact(log: OverrideLog, pg_url: str) -> None:
 def test_the_database_refuses_changes(
     log: OverrideLog,
     app_sql: psycopg.Connection[Any],
+    owner: psycopg.Connection[Any],
     superuser: psycopg.Connection[Any],
     statement: str,
     refused: str,
 ) -> None:
     before = log.rows()
-    for conn in (app_sql, superuser):  # the app's role and a superuser alike, while the triggers are on
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        app_sql.execute(statement)  # the app's role has no such right
+    for conn in (owner, superuser):  # the owner and a superuser alike, while the triggers are on
         with pytest.raises(psycopg.errors.RaiseException, match=refused):
             conn.execute(statement)
     assert log.rows() == before
@@ -160,6 +171,23 @@ def test_a_rewritten_trigger_function_is_found(log: OverrideLog, superuser: psyc
     )
     code, out = verify()
     assert code == 1 and "overrides_refuse()" in out and "altered" in out, out
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "ALTER FUNCTION overrides_advance() SECURITY INVOKER",
+        "ALTER FUNCTION overrides_chain() SET search_path = pg_temp, public",
+    ],
+)
+def test_a_trigger_function_that_no_longer_runs_as_the_owner_is_found(
+    log: OverrideLog, superuser: psycopg.Connection[Any], statement: str
+) -> None:
+    """0004_app_role.sql runs them as their owner with a fixed search_path; undoing either is named."""
+    superuser.execute(statement)
+    name = statement.split()[2]
+    code, out = verify()
+    assert code == 1 and name in out and "altered" in out, out
 
 
 def test_a_foreign_trigger_and_a_dropped_one_are_found(
