@@ -235,8 +235,8 @@ def score_round(
             if ds.dimension != need_dim and ds.score == 5 and scores_given is None:
                 scores[ds.dimension] = 4
                 level_text = next(lv.text.get(lang) for lv in rubric.dimensions[ds.dimension].levels if lv.level == 4)
-                cap = f"five_needs_{need_dim} (≤4)"
-                dims[k] = ds.model_copy(update={"score": 4, "level": level_text, "caps": [*ds.caps, cap]})
+                bound = f"five_needs_{need_dim} (≤4)"
+                dims[k] = ds.model_copy(update={"score": 4, "level": level_text, "caps": [*ds.caps, bound]})
     if scores["accuracy"] == 1:
         flags.add("accuracy_1")
     if scores["validation"] == 1:
