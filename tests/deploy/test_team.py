@@ -95,7 +95,10 @@ def _ports(env: dict[str, str]) -> list[int]:
     ]
 
 
-def test_team_comes_up_is_sticky_and_stops(team_env: dict[str, str], tmp_path: Path) -> None:
+def test_team_comes_up_is_sticky_stops_and_restarts(team_env: dict[str, str], tmp_path: Path) -> None:
+    """Up, shared stores, the app role's limits, stickiness, SIGTERM; then a second start on the same folder
+    (its database kept) killed with SIGKILL, and `--stop` ends what it left. (One test: each cold start of
+    the team is half a minute of CPU.)"""
     proc = _start(team_env, tmp_path / "run1.log")
     try:
         app_ports = team_env["APP_PORTS"].split()
@@ -148,9 +151,7 @@ def test_team_comes_up_is_sticky_and_stops(team_env: dict[str, str], tmp_path: P
             proc.wait()
     assert not [p for p in _ports(team_env) if _open(p)], "a process of the team outlived team.sh"
 
-
-def test_stop_ends_what_a_killed_team_sh_left(team_env: dict[str, str], tmp_path: Path) -> None:
-    proc = _start(team_env, tmp_path / "run.log")
+    proc = _start(team_env, tmp_path / "run2.log")
     os.kill(proc.pid, signal.SIGKILL)  # team.sh alone: its children, each in its own group, stay
     proc.wait()
     assert _open(int(team_env["PG_PORT"])) and _open(int(team_env["APP_PORTS"].split()[0]))
