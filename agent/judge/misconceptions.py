@@ -108,10 +108,11 @@ def _prepared(
     return compiled, [t for g in compiled for t in g if spells_negator(t, negation)]
 
 
-def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str) -> bool:
-    """True when the (folded) sentence asserts the entry's claim (see the module docstring)."""
+def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str, supplied: int = 0) -> bool:
+    """True when the (folded) sentence asserts the entry's claim (see the module docstring). `supplied`
+    groups (0 or 1) come from the follow-up question the sentence answers, not from the sentence."""
     groups, own = _prepared(tuple(tuple(g) for g in m.recognise.groups), tuple(markers.negation))
-    need = m.recognise.required
+    need = max(1, m.recognise.required - supplied)
     if _groups_hit(groups, lower) < need:
         return False
     if any_term(lower, markers.question) or any_term(lower, markers.correction) or any_term(lower, m.unless):
@@ -120,6 +121,17 @@ def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str) -> bool
         if not any_term(_masked(lower[a:b], own), markers.negation):
             return True
     return False
+
+
+def _asked(m: Misconception, sents: Sequence[Sentence]) -> dict[str, list[int]]:
+    """For each follow-up question (not the round's opening prompt, which names every subject), the groups of
+    the entry it matches."""
+    groups, _ = _prepared(tuple(tuple(g) for g in m.recognise.groups), ())
+    out: dict[str, list[int]] = {}
+    for s in sents:
+        if s.turn > 0 and s.question and s.question not in out:
+            out[s.question] = [k for k, g in enumerate(groups) if any(t.search(s.question) for t in g)]
+    return {q: ks for q, ks in out.items() if ks}
 
 
 def find_misconceptions(
@@ -138,15 +150,24 @@ def find_misconceptions(
     for m in rubric.misconceptions(round_id):
         # only sentences that match enough of the entry's groups can assert it (the same first test as asserts)
         hits = [sentence_hits(lowers, g) for g in m.recognise.groups]
-        if sum(1 for h in hits if h) < m.recognise.required:
+        asked = _asked(m, sents)
+        if sum(1 for h in hits if h) + (1 if asked else 0) < m.recognise.required:
             continue  # no sentence can match enough groups (most entries, most answers)
         some = 0
         for h in hits:
             some |= h
+        first: dict[int, int] = {}
+        for i, s in enumerate(sents):
+            first.setdefault(s.turn, i)
         for i, s in enumerate(sents):
             if not some >> i & 1:
                 continue
-            if sum(h >> i & 1 for h in hits) >= m.recognise.required and asserts(m, markers, s.lower):
+            own = [k for k, h in enumerate(hits) if h >> i & 1]
+            # a follow-up answer leaves its subject unsaid ("Yes, the smaller the better" to "Is a smaller block
+            # size always better?"): in its first two sentences (where a reply says yes or no), its question may
+            # supply the entry's subject (its first group) when the sentence does not name it; never the claim
+            supplied = 1 if 0 in asked.get(s.question, ()) and 0 not in own and i - first[s.turn] < 2 else 0
+            if len(own) + supplied >= m.recognise.required and asserts(m, markers, s.lower, supplied):
                 out.append(
                     MisconceptionFinding(
                         id=m.id,

@@ -261,3 +261,29 @@ def test_what_fires_on_the_graded_answers(rubric: Rubric, capsys: pytest.Capture
         print(f"  findings per kind: {dict(per_kind)}; answers with any: {dict(answers_with)}")
     assert per_kind["strong"] == 0
     assert per_kind["weak"] > 0
+
+
+def _reply(rubric: Rubric, round_id: str, question: str, reply: str) -> list[str]:
+    """The wrong claims found in a follow-up reply (the round's opening answer first, a neutral one)."""
+    from agent.judge.answer import Answer, AnswerTurn
+
+    opening = rubric.round(round_id).prompt.get("en")  # type: ignore[arg-type]
+    ans = Answer.of([AnswerTurn("Fine.", opening), AnswerTurn(reply, question)])
+    return [f.id for f in find_misconceptions(rubric, round_id, ans.sents)]
+
+
+def test_a_follow_up_reply_that_leaves_its_subject_unsaid_is_read_with_its_question(rubric: Rubric) -> None:
+    """'Yes, the smaller the better' to 'Is a smaller block size always better?' asserts the claim: the question
+    supplies the subject (the entry's first group) to the reply's first two sentences, never the claim itself."""
+    q_en, q_zh = "Is a smaller block size always better?", "block size 越小是否越好？"
+    assert _reply(rubric, "concepts", q_zh, "对，越小越好。粒度细浪费少。") == ["smaller-block-always-better"]
+    assert _reply(rubric, "concepts", q_en, "Yes, the smaller the better.") == ["smaller-block-always-better"]
+    assert _reply(rubric, "concepts", q_zh, "不是，越小越好是个误区：block table 和 kernel 开销会变大。") == []
+    assert _reply(rubric, "concepts", q_en, "No. Less tail waste but a bigger table.") == []
+    # the question holds the claim's words; a reply that says nothing of them is not the claim
+    assert _reply(rubric, "concepts", q_en, "Some attention backends only accept particular page sizes.") == []
+    # past its first two sentences a reply names what it speaks of
+    late = "It depends on the workload. Let me think. Well, the smaller the better."
+    assert _reply(rubric, "concepts", q_en, late) == []
+    hit = "prefix hit rate 高，为什么 TTFT 可能不降？"
+    assert _reply(rubric, "concepts", hit, "一般不会。命中了就直接返回缓存的结果。") == ["prefix-as-response-cache"]
