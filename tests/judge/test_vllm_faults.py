@@ -1,36 +1,31 @@
 """The vLLM judge when the judge fails: every failure ends in a labelled fallback and a complete batch.
 
-- a real vLLM CPU server (a second one, started here, so the session fixture's server survives)
-  killed in the middle of a batch: the rounds graded before keep the vLLM checklist, the rest fall
-  back to the embedded judge with `judge_fallback` (marked `vllm`, slow);
 - small fake OpenAI-compatible servers (stdlib `http.server` in a thread on 127.0.0.1) for the
   client logic: a reply slower than the timeout, schema-invalid JSON, HTTP 500, output cut off at
   `max_tokens` (finish_reason "length"); and one that answers correctly, to show the rest of the
   test harness is not what fails (fast, no marker).
+
+A real vLLM server killed in the middle of a batch is in tests/judge/test_pool_vllm.py (it kills one of
+the pool's servers, so no server is started for it alone).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 import threading
 import time
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
 from agent.contracts.report import Report
 from agent.grading.batch import Outcome, grade_files
 from agent.graph import grade_with_graph
 from agent.judge.assessment import assess_answer
-from agent.judge.parts import Part, parts_of
-from agent.judge.runtime import prepare_judge
+from agent.judge.parts import parts_of
 from agent.judge.vllm import VllmJudge
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
@@ -245,95 +240,6 @@ def test_a_judge_that_answers_well_gives_no_fallback(rubric: Rubric) -> None:
         len(parts_of(rubric, r.round, holistic=True)) for rep in _reports(outcomes) for r in rep.rounds
     )
     assert len(fake.bodies) == expected
-
-
-# --------------------------------------------------------------------------- a real server, killed
-
-
-class KillingJudge(VllmJudge):
-    """The real client; once armed, the next request starts a timer that kills the server mid-request."""
-
-    def __init__(self, *args: Any, kill: Any, delay: float, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.kill = kill
-        self.delay = delay
-        self.armed = False
-        self.killed_at: float | None = None
-
-    def _ask(self, body: dict[str, Any], model: type[BaseModel], part: Part) -> dict[str, Any]:
-        if self.armed:
-            self.armed = False
-
-            def fire() -> None:
-                self.killed_at = time.monotonic()
-                self.kill()
-
-            threading.Timer(self.delay, fire).start()
-        return super()._ask(body, model, part)
-
-
-@pytest.fixture()
-def second_server() -> Iterator[Any]:
-    server = prepare_judge().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.mark.vllm
-def test_the_judge_server_killed_mid_batch_the_rest_falls_back_and_the_batch_completes(
-    second_server: Any, rubric: Rubric
-) -> None:
-    pid = second_server.pid
-    assert pid is not None
-
-    def kill() -> None:
-        os.killpg(os.getpgid(pid), signal.SIGKILL)  # a crash: no graceful shutdown
-
-    judge = KillingJudge(
-        second_server.base_url, kill=kill, delay=2.0, timeout=900, max_in_flight=4, holistic=False
-    )  # no holistic part: the first transcript only has to finish before the kill
-    info = judge.info(rubric)
-    done: list[Outcome] = []
-
-    def on_done(o: Outcome) -> None:
-        done.append(o)
-        if len(done) == 1:
-            judge.armed = True  # the first transcript is graded: kill during the next request
-
-    t0 = time.monotonic()
-    outcomes = grade_files(
-        rubric, EXAMPLES, judge=judge, info=info, on_done=on_done, concurrency=1, replay=grade_with_graph
-    )
-    elapsed = time.monotonic() - t0
-    reports = _reports(outcomes)
-    assert judge.killed_at is not None
-    after_kill = time.monotonic() - judge.killed_at
-
-    first, rest = reports[0], reports[1:]
-    assert first.id == "t-001"
-    assert not first.judge.fallback
-    assert all(r.judge is not None and not r.judge.fallback for r in first.rounds)
-    assert all("judge_fallback" not in r.flags for r in first.rounds)
-    # the first round after the kill was in flight when the server died (not refused at connect)
-    in_flight = rest[0].rounds[0].judge
-    assert in_flight is not None and in_flight.fallback_reason is not None
-    assert "ConnectError" not in in_flight.fallback_reason, in_flight.fallback_reason
-    n = 0
-    for rep in rest:
-        assert rep.judge.kind == "vllm" and rep.judge.fallback
-        for rnd in rep.rounds:
-            n += 1
-            assert rnd.judge is not None and rnd.judge.fallback
-            assert "judge_fallback" in rnd.flags
-            assert rnd.judge.fallback_reason is not None and "judge unreachable" in rnd.judge.fallback_reason
-            assert set(rnd.scores) == set(DIMENSIONS)
-    assert n == 7
-    assert after_kill < 60, f"the rounds after the kill took {after_kill:.0f} s"
-    print(
-        f"\nbatch {elapsed:.0f} s; after the kill {after_kill:.1f} s for {n} rounds; in flight: {in_flight.fallback_reason}"
-    )
 
 
 # --------------------------------------------------------------------------- identical requests
