@@ -341,6 +341,16 @@ def expected_items(rubric: Rubric, ra: RoundAssessment) -> list[EvidenceItem]:
     return [i for i in items if scope is None or i.id in scope]
 
 
+def not_asked_yet(rubric: Rubric, ra: RoundAssessment) -> set[str]:
+    """The items only a question of the round not asked yet asks for: in a round with questions (the
+    project interview, the self-check), before the first of them is answered (the assessment has no
+    scope yet), every item a question claims; once one is, the scope already leaves the others out."""
+    rnd = rubric.round(ra.round)
+    if not rnd.questions or (ra.checklist is not None and ra.checklist.scope is not None):
+        return set()
+    return {e for q in rnd.questions for e in q.evidence}
+
+
 def covered_ids(ra: RoundAssessment | None) -> list[str]:
     return sorted(ra.checklist.covered()) if ra is not None and ra.checklist else []
 
@@ -407,8 +417,10 @@ def insight_md(
 ) -> str:
     """Right after an answer: the expected items it covered (✓) and those the round still lacks, in the
     rubric's words in the session's language `lang`; headings in the interface language `ui`. `earlier`:
-    the items a retried answer's earlier attempt covered, compared with this one."""
+    the items a retried answer's earlier attempt covered, compared with this one. While the round is open,
+    the items of its questions not asked yet are not listed as lacking (they would give the next answers away)."""
     items = expected_items(rubric, ra)
+    ahead = set() if round_over else not_asked_yet(rubric, ra)
     done = set(covered_ids(ra))
     mine = set(covered)
     out = [f"#### {t('insight_title', ui)}", ""]
@@ -431,10 +443,11 @@ def insight_md(
                 items_said = sep.join(_md(i.text.get(lang).rstrip("。.")) for i in shown)
                 out.append(f"- {t(key, ui)}{_colon(ui)}{items_said}")
         out.append("")
-    lacking = [i for i in items if i.id not in done]
+    asked = [i for i in items if i.id not in ahead]
+    lacking = [i for i in asked if i.id not in done]
     if lacking:
         key = "insight_lacked" if round_over else "insight_lacks"
-        out.append(f"**{t(key, ui, n=len(lacking), total=len(items))}{_colon(ui)}**")
+        out.append(f"**{t(key, ui, n=len(lacking), total=len(asked))}{_colon(ui)}**")
         out += [f"- {_md(i.text.get(lang))}" for i in lacking[:MISSING_SHOWN]]
         rest = lacking[MISSING_SHOWN:]
         if rest:

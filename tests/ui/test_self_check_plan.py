@@ -11,7 +11,7 @@ import gradio as gr
 import pytest
 
 from agent import graph
-from agent.ui import Services
+from agent.ui import Services, views
 from agent.ui.context import AppContext
 from agent.ui.tabs import practice
 from agent.ui.texts import Texts
@@ -64,3 +64,23 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     # unticked: the plan as chosen
     plain = graph.get_session(_start(ctx, "concepts", False)[0]["sid"], owner="tab:me")
     assert plain.plan == "concepts" and practice.plan_controls(plain)[3]["value"] is False
+
+
+def test_the_insight_does_not_give_the_next_questions_away(ctx: AppContext) -> None:
+    """After the first of the four answers, the round's lacking items are the first question's (and those
+    every round shares), not what the next three questions ask for; once the round is over, all of them."""
+    rubric = ctx.rubric
+    v = graph.start_session("self-check", "en", session_id="insight-sc", owner="tab:me")
+    v = graph.answer(v.session_id, "A 5 needs more than a right answer.", at_s=30, owner="tab:me")
+    ra = v.last_assessment
+    assert ra is not None and v.round == "self-check"
+    later = {e for q in rubric.round("self-check").questions for e in q.evidence}
+    assert views.not_asked_yet(rubric, ra) == later
+    md = views.insight_md(rubric, ra, [], "en", "en", round_over=False)
+    texts = {i.id: i.text.en for i in rubric.evidence("self-check")}
+    assert texts["sc-five-rollback"] in md and texts["common-rollback"] in md
+    assert not [e for e in later if texts[e] in md]
+    asked = len(texts) - len(later)
+    assert f"The round still lacks ({asked - len(views.covered_ids(ra))} of {asked})" in md
+    over = views.insight_md(rubric, ra, [], "en", "en", round_over=True)
+    assert f"of {len(texts)})" in over  # once the round is over, every item it was judged on
