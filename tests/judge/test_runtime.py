@@ -98,6 +98,8 @@ def test_cpu_command_has_the_judge_flags(tmp_path: Path) -> None:
         "--enable-prefix-caching",
         "--structured-outputs-config.backend xgrammar",
         "--structured-outputs-config.disable_any_whitespace true",
+        "--no-enable-chunked-prefill",  # a seeded request prefilled in pieces kills the CPU engine
+        f"--max-num-batched-tokens {max(DEFAULT_MAX_MODEL_LEN, 2048)}",
     ):
         assert flag in joined
     env = server.environment()

@@ -36,6 +36,8 @@ DEFAULT_READY_TIMEOUT_S = 300.0
 #: for the holistic part) and fell back to the embedded judge. KV at 8,192 tokens is 180 MiB a
 #: sequence (30 layers x 3 KV heads x 64 x 2 x bf16), so the 1 GiB KV space still holds 5 full ones.
 DEFAULT_MAX_MODEL_LEN = 8192
+#: the CPU build's own per-step token budget (vLLM's default for its API server on CPU)
+CPU_MIN_BATCHED_TOKENS = 2048
 
 #: environment of the CPU server: 1 GiB KV cache, OpenMP on both cores, no hub access
 CPU_SERVER_ENV: Mapping[str, str] = {
@@ -161,6 +163,12 @@ class JudgeServer:
             "--dtype",
             self.dtype or cpu_dtype(self.model_dir),
             "--enforce-eager",
+            # a prompt prefilled in pieces has its sampled token thrown away, and vLLM then rewinds the request's
+            # seeded generator, which the CPU build cannot do ("CPU Generator does not use offset": the engine
+            # dies; `grade --samples` seeds every request): each prompt is prefilled in one step
+            "--no-enable-chunked-prefill",
+            "--max-num-batched-tokens",
+            str(max(self.max_model_len, CPU_MIN_BATCHED_TOKENS)),
             *self.extra_args,
         ]
 
