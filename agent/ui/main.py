@@ -74,8 +74,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _migrate_on_start() -> None:
-    """With the shared database (INTERVIEW_DATABASE_URL): bring its schema up to date before serving
-    (replicas starting at once take turns), or exit saying why."""
+    """With the shared database (INTERVIEW_DATABASE_URL): check its schema is up to date before serving, reading
+    only; a schema behind this code is migrated when the app's role may (replicas starting at once take turns),
+    else the app exits saying to run `interview db migrate --url <owner URL>`."""
     from agent import db
 
     try:
