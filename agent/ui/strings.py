@@ -35,7 +35,7 @@ STRINGS: dict[str, dict[Lang, str]] = {
     "plan_plus_self_check": {"en": "{plan} + self-check", "zh": "{plan} + 自检"},
     "add_self_check": {"en": "Add the self-check round", "zh": "加上自检轮"},
     "add_self_check_info": {
-        "en": "The seed's four self-check questions after the last round ({minutes} min), graded like any round",
+        "en": "Four self-check questions after the last round ({minutes} min), graded like the other rounds",
         "zh": "最后一轮之后回答四道自检题（{minutes} 分钟），和其他轮一样评分",
     },
     "session_language": {"en": "Interview language", "zh": "面试语言"},

@@ -41,7 +41,7 @@ def test_the_plan_list_offers_the_self_check_alone_and_names_plans_that_add_it(c
     assert (
         ctx.plan_name("full", "en") == ctx.plan_name("full fresh", "en") == "Full mock: five rounds, 90 min"
     )
-    assert practice.self_check_info(ctx, "en").startswith("The seed's four self-check questions")
+    assert practice.self_check_info(ctx, "en").startswith("Four self-check questions after the last round")
     assert "8 分钟" in practice.self_check_info(ctx, "zh")
 
 
