@@ -154,8 +154,21 @@ _EN_RUN = re.compile(
 _DIGIT_SCALE = re.compile(r"(?i)(?<![\w.])(\d+(?:\.\d+)?)\s+(thousand|million|billion|trillion)\b")
 
 
+_DIGIT_WORDS = {w for w, v in _EN_UNITS.items() if v < 10}
+
+
 def _en_value(run: str) -> float | None:
     words = re.findall(r"[a-z]+", run.lower())
+    whole = words[: words.index("point")] if "point" in words else words
+    lead = 0
+    while lead < len(whole) and whole[lead] in _DIGIT_WORDS:
+        lead += 1
+    rest = whole[lead:]
+    if lead >= 2 and (not rest or (len(rest) == 1 and rest[0] in _EN_SCALES)):
+        # digits said one by one ("nine eight three" = 983, "nine eight three million"), maybe a scale after
+        frac = "".join(str(_EN_UNITS[x]) for x in words[len(whole) + 1 :] if x in _EN_UNITS)
+        said = float("".join(str(_EN_UNITS[w]) for w in whole[:lead]) + ("." + frac if frac else ""))
+        return said * (_EN_SCALES[rest[0]] if rest else 1)
     total, current = 0, 0
     frac = ""
     extra = 0.0
@@ -197,8 +210,15 @@ def _en_value(run: str) -> float | None:
     return value
 
 
+_EN_POINT = re.compile(rf"(?i)(?<![\w.])point(?:\s+(?:{'|'.join(_DIGIT_WORDS)})\b)+")
+"""'point nine two' (the leading zero unsaid) = 0.92"""
+
+
 def _en_numerals(text: str) -> list[tuple[int, int, float]]:
     out: list[tuple[int, int, float]] = []
+    for m in _EN_POINT.finditer(text):
+        digits = "".join(str(_EN_UNITS[w]) for w in re.findall(r"[a-z]+", m.group(0).lower())[1:])
+        out.append((m.start(), m.end(), float("0." + digits)))
     for m in _EN_RUN.finditer(text):
         value = _en_value(m.group(0))
         if value is not None:

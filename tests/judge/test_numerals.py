@@ -28,6 +28,9 @@ from agent.judge.numerals import with_digits
         ("zero point nine one six GiB", "0.916 GiB"),
         ("245 thousand bytes", "245000 bytes"),
         ("sixty layers times one twenty-eight", "60 layers times 128"),
+        ("nine eight three million bytes", "983000000 bytes"),  # digits said one by one
+        ("about point nine two GiB", "about 0.92 GiB"),  # the leading zero unsaid
+        ("forty one point four over point two two nine", "41.4 over 0.229"),
     ],
 )
 def test_numbers_said_in_words_become_digits(said: str, digits: str) -> None:
