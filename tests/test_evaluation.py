@@ -35,13 +35,12 @@ def test_the_graded_set_is_large_bilingual_and_covers_every_interview_round() ->
     assert len(answers) >= 160
     assert sum(a.language == "zh" for a in answers) / len(answers) >= 0.4
     for gs in sets.values():
-        # the six interview rounds; the self-check round (the seed's closing 自检) has no blind graded
-        # answers yet: rubrics/rounds/self-check.yaml says so, and its tests use answers of their own
-        assert (
-            {a.round for a in gs.answers}
-            == set(INTERVIEW_ROUND_IDS)
-            == {"concepts", "source-trace", "capacity", "system-design", "incident", "project-experience"}
-        )
+        # the six interview rounds in both splits; the self-check round (the seed's closing 自检) has blind
+        # graded answers in dev only (author a15)
+        assert set(INTERVIEW_ROUND_IDS) == {
+            "concepts", "source-trace", "capacity", "system-design", "incident", "project-experience"
+        }
+        assert set(INTERVIEW_ROUND_IDS) <= {a.round for a in gs.answers} <= {*INTERVIEW_ROUND_IDS, "self-check"}
         kinds = {a.kind for a in gs.answers}
         assert {"strong", "medium", "stripped", "wrong", "injected"} <= kinds
         assert any(len(a.turns) > 1 for a in gs.answers)

@@ -60,7 +60,7 @@ PER_ROUND: dict[RoundId, str] = {
     "project-experience": "project-experience-weak-en",
     "self-check": "self-check-thin-en",
 }
-#: the self-check round has no blind graded answer yet (eval/graded/ covers the interview rounds): its
+#: the self-check round's blind answers (dev/a15.yaml) are long four-turn rounds: its
 #: thin English answer written for the tests stands in (tests/self_check_answers.py)
 SELF_CHECK_SAMPLE = PER_ROUND["self-check"]
 
