@@ -57,10 +57,12 @@ def _scope(
 
 
 def given_text(rubric: Rubric, round_id: RoundId, params: capacity.CapacityParams | None) -> str:
-    """The round's prompt in both languages (a fresh round-3 variant's own when one was asked)."""
+    """The round's prompt in both languages (a fresh round-3 variant's own when one was asked), and the prompts
+    of the rounds its own rubric names in `givens_from` (the self-check asks about the design round's SLOs)."""
     if round_id == "capacity" and params is not None:
         return " ".join(f"{v:g}" for v in params.model_dump().values() if isinstance(v, (int, float)))
-    return " ".join(rubric.round(round_id).prompt.get(lang) for lang in ("zh", "en"))
+    rounds = [round_id, *rubric.round(round_id).givens_from]
+    return " ".join(rubric.round(r).prompt.get(lang) for r in rounds for lang in ("zh", "en"))
 
 
 def topic_terms(rubric: Rubric, round_id: RoundId) -> tuple[str, ...]:

@@ -149,6 +149,8 @@ class Round(_Strict):
     gates: list[Gate] = Field(default_factory=list)
     questions: list[ProjectQuestion] = Field(default_factory=list)
     include_common: bool = True
+    givens_from: list[RoundId] = Field(default_factory=list)
+    """rounds whose prompts' numbers count as given here too (the self-check asks about them)"""
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Round:

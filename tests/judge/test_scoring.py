@@ -418,3 +418,16 @@ def test_a_five_needs_a_verification_path() -> None:
     strong = next(x for x in load_graded_set(split="dev").answers if x.id == "a1-capacity-strong-mathfirst-zh")
     fives = assess_answer(rubric, strong.round, strong.as_answer(), strong.language)
     assert fives.scores["validation"] >= 4 and 5 in fives.scores.values()  # a 5 with a verification path stays
+
+
+def test_the_self_check_takes_the_numbers_of_the_rounds_it_asks_about_as_given(rubric: Rubric) -> None:
+    """Question 2 of the self-check is about the design round: its SLOs and lengths are given there, not
+    figures the candidate owes a label (rubrics/rounds/self-check.yaml `givens_from`)."""
+    text = (
+        "Model, length mix and GPU. μ_good is what one replica sustains within TTFT p99 < 1.5 s and TPOT p99 < "
+        "80 ms over the 2k–20k prompts; without it the count is a guess."
+    )
+    ra = assess_answer(rubric, "self-check", text, "en")
+    assert ra.checklist is not None
+    assert {n.label for n in ra.checklist.checks.numbers} == {"given"}
+    assert "unlabeled_numbers" not in ra.flags
