@@ -123,10 +123,12 @@ def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str, supplie
     return False
 
 
-def _asked(m: Misconception, sents: Sequence[Sentence]) -> dict[str, list[int]]:
+def _asked(
+    m: Misconception, markers: MisconceptionMarkers, sents: Sequence[Sentence]
+) -> dict[str, list[int]]:
     """For each follow-up question (not the round's opening prompt, which names every subject), the groups of
     the entry it matches."""
-    groups, _ = _prepared(tuple(tuple(g) for g in m.recognise.groups), ())
+    groups, _ = _prepared(tuple(tuple(g) for g in m.recognise.groups), tuple(markers.negation))
     out: dict[str, list[int]] = {}
     for s in sents:
         if s.turn > 0 and s.question and s.question not in out:
@@ -147,18 +149,22 @@ def find_misconceptions(
         return []
     out: list[MisconceptionFinding] = []
     lowers = [s.lower for s in sents]
+    first: dict[int, int] = {}  # each turn's first sentence
+    for i, s in enumerate(sents):
+        first.setdefault(s.turn, i)
     for m in rubric.misconceptions(round_id):
-        # only sentences that match enough of the entry's groups can assert it (the same first test as asserts)
+        # only sentences that match enough of the entry's groups can assert it (the same first test as asserts;
+        # a follow-up question may supply one group, never all of them)
         hits = [sentence_hits(lowers, g) for g in m.recognise.groups]
-        asked = _asked(m, sents)
-        if sum(1 for h in hits if h) + (1 if asked else 0) < m.recognise.required:
+        n_hit = sum(1 for h in hits if h)
+        if not n_hit or n_hit + 1 < m.recognise.required:
             continue  # no sentence can match enough groups (most entries, most answers)
+        asked = _asked(m, markers, sents)
+        if n_hit + (1 if asked else 0) < m.recognise.required:
+            continue
         some = 0
         for h in hits:
             some |= h
-        first: dict[int, int] = {}
-        for i, s in enumerate(sents):
-            first.setdefault(s.turn, i)
         for i, s in enumerate(sents):
             if not some >> i & 1:
                 continue

@@ -157,6 +157,11 @@ _DIGIT_SCALE = re.compile(r"(?i)(?<![\w.])(\d+(?:\.\d+)?)\s+(thousand|million|bi
 _DIGIT_WORDS = {w for w, v in _EN_UNITS.items() if v < 10}
 
 
+def _said_digits(words: list[str]) -> str:
+    """Digit words one by one as a string of digits ("nine two" -> "92"); other words left out."""
+    return "".join(str(_EN_UNITS[w]) for w in words if w in _EN_UNITS)
+
+
 def _en_value(run: str) -> float | None:
     words = re.findall(r"[a-z]+", run.lower())
     whole = words[: words.index("point")] if "point" in words else words
@@ -166,8 +171,8 @@ def _en_value(run: str) -> float | None:
     rest = whole[lead:]
     if lead >= 2 and (not rest or (len(rest) == 1 and rest[0] in _EN_SCALES)):
         # digits said one by one ("nine eight three" = 983, "nine eight three million"), maybe a scale after
-        frac = "".join(str(_EN_UNITS[x]) for x in words[len(whole) + 1 :] if x in _EN_UNITS)
-        said = float("".join(str(_EN_UNITS[w]) for w in whole[:lead]) + ("." + frac if frac else ""))
+        frac = _said_digits(words[len(whole) + 1 :])
+        said = float(_said_digits(whole[:lead]) + ("." + frac if frac else ""))
         return said * (_EN_SCALES[rest[0]] if rest else 1)
     total, current = 0, 0
     frac = ""
@@ -183,7 +188,7 @@ def _en_value(run: str) -> float | None:
                 extra = 0.5 if words[i + 2] == "half" else 0.25
                 break
         elif w == "point":
-            frac = "".join(str(_EN_UNITS[x]) for x in words[i + 1 :] if x in _EN_UNITS)
+            frac = _said_digits(words[i + 1 :])
             break
         elif w in _EN_UNITS:
             current += _EN_UNITS[w]
@@ -217,7 +222,7 @@ _EN_POINT = re.compile(rf"(?i)(?<![\w.])point(?:\s+(?:{'|'.join(_DIGIT_WORDS)})\
 def _en_numerals(text: str) -> list[tuple[int, int, float]]:
     out: list[tuple[int, int, float]] = []
     for m in _EN_POINT.finditer(text):
-        digits = "".join(str(_EN_UNITS[w]) for w in re.findall(r"[a-z]+", m.group(0).lower())[1:])
+        digits = _said_digits(re.findall(r"[a-z]+", m.group(0).lower())[1:])
         out.append((m.start(), m.end(), float("0." + digits)))
     for m in _EN_RUN.finditer(text):
         value = _en_value(m.group(0))

@@ -202,12 +202,11 @@ def score_round(
             reason_parts.append(f"model said {holistic.score} ({holistic.reason})")
         if miss:
             reason_parts.append("missing: " + "; ".join(miss[:3]))
-        level_text = next(lv.text.get(lang) for lv in rubric.dimensions[d].levels if lv.level == score)
         dims.append(
             DimensionScore(
                 dimension=d,
                 score=score,
-                level=level_text,
+                level=_level_text(rubric, d, score, lang),
                 reason="; ".join(reason_parts),
                 quotes=quotes[d],
                 band=(lo, hi),
@@ -229,14 +228,14 @@ def score_round(
     # the anchor "5 = complete, with boundaries and a verification path": a 5 elsewhere needs that much shown
     # where the round checks it (validation is scored after accuracy, evidence and trade-offs, so this comes last)
     for need_dim, need_min in (cfg.get("five_needs") or {}).items():
-        if scores[need_dim] >= int(need_min):
+        if scores_given is not None or scores[need_dim] >= int(need_min):
             continue
         for k, ds in enumerate(dims):
-            if ds.dimension != need_dim and ds.score == 5 and scores_given is None:
+            if ds.dimension != need_dim and ds.score == 5:
                 scores[ds.dimension] = 4
-                level_text = next(lv.text.get(lang) for lv in rubric.dimensions[ds.dimension].levels if lv.level == 4)
                 bound = f"five_needs_{need_dim} (≤4)"
-                dims[k] = ds.model_copy(update={"score": 4, "level": level_text, "caps": [*ds.caps, bound]})
+                text = _level_text(rubric, ds.dimension, 4, lang)
+                dims[k] = ds.model_copy(update={"score": 4, "level": text, "caps": [*ds.caps, bound]})
     if scores["accuracy"] == 1:
         flags.add("accuracy_1")
     if scores["validation"] == 1:
@@ -337,12 +336,18 @@ def risks_and_actions(
     return risks, actions
 
 
+def _level_text(rubric: Rubric, d: Dimension, score: int, lang: Lang) -> str:
+    return next(lv.text.get(lang) for lv in rubric.dimensions[d].levels if lv.level == score)
+
+
 def _distinct(quotes: Iterable[str]) -> list[str]:
     """The quotes in order, without one that another already kept contains or is contained in (two rows
     of one passage say nothing the first did not)."""
     kept: list[str] = []
+    seen: list[str] = []  # the kept ones, whitespace normalised
     for q in quotes:
         norm = " ".join(q.split())
-        if not any(norm in k or k in norm for k in (" ".join(x.split()) for x in kept)):
+        if not any(norm in k or k in norm for k in seen):
             kept.append(q)
+            seen.append(norm)
     return kept
