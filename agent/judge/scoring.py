@@ -206,7 +206,7 @@ def score_round(
             DimensionScore(
                 dimension=d,
                 score=score,
-                level=_level_text(rubric, d, score, lang),
+                level=_level_text(rubric, rnd, d, score, lang),
                 reason="; ".join(reason_parts),
                 quotes=quotes[d],
                 band=(lo, hi),
@@ -234,7 +234,7 @@ def score_round(
             if ds.dimension != need_dim and ds.score == 5:
                 scores[ds.dimension] = 4
                 bound = f"five_needs_{need_dim} (≤4)"
-                text = _level_text(rubric, ds.dimension, 4, lang)
+                text = _level_text(rubric, rnd, ds.dimension, 4, lang)
                 dims[k] = ds.model_copy(update={"score": 4, "level": text, "caps": [*ds.caps, bound]})
     if scores["accuracy"] == 1:
         flags.add("accuracy_1")
@@ -336,8 +336,8 @@ def risks_and_actions(
     return risks, actions
 
 
-def _level_text(rubric: Rubric, d: Dimension, score: int, lang: Lang) -> str:
-    return next(lv.text.get(lang) for lv in rubric.dimensions[d].levels if lv.level == score)
+def _level_text(rubric: Rubric, rnd: Round, d: Dimension, score: int, lang: Lang) -> str:
+    return rnd.level_text(rubric.dimensions[d], score).get(lang)
 
 
 def _distinct(quotes: Iterable[str]) -> list[str]:

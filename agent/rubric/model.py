@@ -133,6 +133,24 @@ class ProjectQuestion(_Strict):
     evidence: list[str] = Field(default_factory=list, description="ids of the evidence items it asks for")
 
 
+class Level(_Strict):
+    level: int = Field(ge=1, le=5)
+    text: Text
+
+
+class DimensionSpec(_Strict):
+    id: Dimension
+    title: Text
+    description: Text
+    levels: list[Level] = Field(min_length=5, max_length=5)
+
+    @model_validator(mode="after")
+    def _levels_one_to_five(self) -> DimensionSpec:
+        if sorted(lv.level for lv in self.levels) != [1, 2, 3, 4, 5]:
+            raise ValueError("levels must be exactly 1, 2, 3, 4, 5")
+        return self
+
+
 class Round(_Strict):
     id: RoundId
     order: int = Field(ge=1)
@@ -151,6 +169,8 @@ class Round(_Strict):
     include_common: bool = True
     givens_from: list[RoundId] = Field(default_factory=list)
     """rounds whose prompts' numbers count as given here too (the self-check asks about them)"""
+    levels: dict[Dimension, list[Level]] = Field(default_factory=dict)
+    """this round's own words for some levels of a dimension (the rest read the dimension's)"""
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Round:
@@ -167,25 +187,18 @@ class Round(_Strict):
             for p in q.evidence:
                 if p not in known and not p.startswith("common-"):
                     raise ValueError(f"question {q.id!r} names unknown evidence {p!r}")
+        for d, lvs in self.levels.items():
+            nums = [lv.level for lv in lvs]
+            if len(set(nums)) != len(nums):
+                raise ValueError(f"levels of {d!r} give a level more than once: {sorted(nums)}")
         return self
 
-
-class Level(_Strict):
-    level: int = Field(ge=1, le=5)
-    text: Text
-
-
-class DimensionSpec(_Strict):
-    id: Dimension
-    title: Text
-    description: Text
-    levels: list[Level] = Field(min_length=5, max_length=5)
-
-    @model_validator(mode="after")
-    def _levels_one_to_five(self) -> DimensionSpec:
-        if sorted(lv.level for lv in self.levels) != [1, 2, 3, 4, 5]:
-            raise ValueError("levels must be exactly 1, 2, 3, 4, 5")
-        return self
+    def level_text(self, spec: DimensionSpec, level: int) -> Text:
+        """The words for `level` of `spec`'s dimension in this round: the round's own, else the dimension's."""
+        for lv in self.levels.get(spec.id, []):
+            if lv.level == level:
+                return lv.text
+        return next(lv.text for lv in spec.levels if lv.level == level)
 
 
 class Common(_Strict):

@@ -967,3 +967,44 @@ def test_the_product_matcher_agrees_on_strong_answers(rubric: Rubric) -> None:
             assert len(found) / len(items) >= STRONG_MIN, (
                 f"{round_id}: product matcher found {len(found)}/{len(items)}"
             )
+
+
+# words that belong to one round's subject: a level text shown in another round must not use them
+_ROUND_WORDS: dict[str, tuple[str, ...]] = {
+    "capacity": ("GiB", "TP", "query heads", "GPU count"),
+    "concepts": ("PagedAttention", "prefix cache", "block table"),
+    "source-trace": ("logprobs", "seed", "softmax"),
+    "incident": ("detect, contain", "restart the whole pool"),
+}
+
+
+@pytest.mark.parametrize("round_id", ROUND_IDS)
+def test_level_texts_speak_of_their_own_round(rubric: Rubric, round_id: str) -> None:
+    """A score's level text is shown as the reason in every round; another round's examples (a capacity
+    round's unit errors under a concepts answer) read as a verdict on something the answer never said."""
+    rnd = rubric.round(round_id)
+    for d in DIMENSIONS:
+        for level in range(1, 6):
+            text = rnd.level_text(rubric.dimensions[d], level)
+            for other, words in _ROUND_WORDS.items():
+                if other == round_id:
+                    continue
+                for w in words:
+                    hit = re.search(rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])", text.en)
+                    assert hit is None, f"{round_id} {d} {level}: {w!r} ({other}) in {text.en!r}"
+
+
+def test_a_round_level_text_replaces_only_its_own_level(rubric: Rubric) -> None:
+    cap, con = rubric.round("capacity"), rubric.round("concepts")
+    acc = rubric.dimensions["accuracy"]
+    assert "GiB" in cap.level_text(acc, 2).en and "GiB" not in con.level_text(acc, 2).en
+    assert cap.level_text(acc, 3) == con.level_text(acc, 3) == next(lv.text for lv in acc.levels if lv.level == 3)
+
+
+def test_a_round_may_not_give_one_level_twice(rubric: Rubric) -> None:
+    from pydantic import ValidationError
+
+    data = rubric.round("capacity").model_dump(mode="json")
+    data["levels"]["accuracy"].append(dict(data["levels"]["accuracy"][0]))
+    with pytest.raises(ValidationError, match="more than once"):
+        type(rubric.round("capacity")).model_validate(data)
