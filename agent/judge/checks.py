@@ -115,12 +115,12 @@ def given_values(text: str) -> frozenset[float]:
 _SHOWN = re.compile(r"\d\s*(?:[A-Za-z]{1,4}\s*)?[×x*/÷+−-]\s*[\d(][^=≈]{0,80}[=≈]\s*$")
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
 _MODEL_NAME = re.compile(
-    r"\d+(\.\d+)?\s?B\b[\s-]*(class|dense|moe|model|instruct|chat|base|checkpoint|ckpt|weights|稠密|模型|参数模型|的模型|权重"
+    r"\d+(\.\d+)?\s?B\b[\s-]*(左右|上下|级别|级|or so|-?ish)?\s*的?\s*(class|dense|moe|model|instruct|chat|base|checkpoint|ckpt|weights|稠密|模型|参数模型|的模型|权重"
     r"|的\s*(checkpoint|ckpt|权重)|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级)"
     r"|\d+(\.\d+)?\s?B\s*[、,，/]?\s*(bf16|fp16|fp8|int8|int4)\b",
     re.I,
 )
-"""`an 8B-class instruct model`, `14B dense 模型`, `a 70B on H100s`, `the 14B checkpoint`: a model named by its size,
+"""`an 8B-class instruct model`, `14B dense 模型`, `14B 左右的 dense 模型`, `a 70B on H100s`, `the 14B checkpoint`: a model named by its size,
 not a quantity the candidate claims."""
 _PLAN_SHARE = re.compile(
     r"(canary|灰度|traffic|流量|rollout|放量|切量|按|mixed in at|mix in at)\W{0,8}$"
@@ -273,6 +273,9 @@ def numbers(
             scale = _SCALE.get(s.text[m.end() : m.end() + 1].lower(), 1.0)  # 3k, 4K, 3.2万
             if v in known or v * scale in known:
                 out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
+                continue
+            if v >= 10 and (v - 1 in known or v + 1 in known):  # N+1 nodes, "the other 19" of 20 adapters
+                out.append(NumberFinding(text=m.group(0), label="derived", sentence=s.text))
                 continue
             label = None
             for name in ("observed", "estimated", "given", "derived"):
