@@ -6,7 +6,12 @@ and nothing in it takes the claim back:
 - a question ("Is the prefix cache a response cache?") asserts nothing;
 - a correction phrase anywhere in the sentence ("a common mistake is…", "误以为…") or one of the
   entry's own `unless` terms ("rather than swapping") means the candidate is correcting it;
-- a negator ("not", "isn't", "不是", "并不") in the claim's own clauses denies it. The claim's
+- a negator ("not", "isn't", "不是", "并不") in the claim's own clauses denies it.
+
+A follow-up question may pose the claim itself ("Is a smaller block size always better?"): a reply whose
+first sentence says yes to it ("Yes, basically.", "对。") asserts the claim, unless that sentence
+qualifies the yes (`hedge`: "yes and no", "看情况"), negates, corrects or names one of the entry's
+`unless` terms. The claim's
   clauses are the shortest run of clauses (split at commas, colons, "but", "所以"…) that holds
   every needed cue group. A recognise term that itself spells a negator ("/(no|without) full[- ]vocab/",
   "/(不用|无需)对?(整个|全)词表/") words the claim with one: the text it matched is not searched, so "top-5
@@ -123,6 +128,32 @@ def asserts(m: Misconception, markers: MisconceptionMarkers, lower: str, supplie
     return False
 
 
+def _says_yes(markers: MisconceptionMarkers, sents: Sequence[Sentence]) -> list[Sentence]:
+    """The first sentences of follow-up replies that open by saying yes to their question, unqualified."""
+    out: list[Sentence] = []
+    seen: set[int] = set()
+    for s in sents:
+        if s.turn in seen:
+            continue
+        seen.add(s.turn)
+        if s.turn == 0 or not s.question or not any_term(s.lower, markers.affirmation):
+            continue
+        if any_term(s.lower, markers.hedge) or any_term(s.lower, markers.negation) or any_term(
+            s.lower, markers.correction
+        ):
+            continue
+        out.append(s)
+    return out
+
+
+def _poses(m: Misconception, markers: MisconceptionMarkers, question: str) -> bool:
+    """Whether a question poses the entry's claim itself (every needed group, no negator, no correction)."""
+    groups, _ = _prepared(tuple(tuple(g) for g in m.recognise.groups), tuple(markers.negation))
+    if _groups_hit(groups, question) < m.recognise.required:
+        return False
+    return not (any_term(question, markers.negation) or any_term(question, markers.correction))
+
+
 def _asked(
     m: Misconception, markers: MisconceptionMarkers, sents: Sequence[Sentence]
 ) -> dict[str, list[int]]:
@@ -152,7 +183,12 @@ def find_misconceptions(
     first: dict[int, int] = {}  # each turn's first sentence
     for i, s in enumerate(sents):
         first.setdefault(s.turn, i)
+    yes = _says_yes(markers, sents) if markers.affirmation else []
     for m in rubric.misconceptions(round_id):
+        said = next((s for s in yes if not any_term(s.lower, m.unless) and _poses(m, markers, s.question)), None)
+        if said is not None:  # "Yes, basically." to "Is a smaller block size always better?"
+            out.append(_finding(m, said))
+            continue
         # only sentences that match enough of the entry's groups can assert it (the same first test as asserts;
         # a follow-up question may supply one group, never all of them)
         hits = [sentence_hits(lowers, g) for g in m.recognise.groups]
@@ -174,18 +210,20 @@ def find_misconceptions(
             # supply the entry's subject (its first group) when the sentence does not name it; never the claim
             supplied = 1 if 0 in asked.get(s.question, ()) and 0 not in own and i - first[s.turn] < 2 else 0
             if len(own) + supplied >= m.recognise.required and asserts(m, markers, s.lower, supplied):
-                out.append(
-                    MisconceptionFinding(
-                        id=m.id,
-                        claim=m.claim,
-                        quote=s.text,
-                        start=s.start,
-                        correction=m.correction,
-                        source=m.source,
-                        severity=m.severity,
-                        dimensions=list(m.dimensions),
-                    )
-                )
+                out.append(_finding(m, s))
                 break
     out.sort(key=lambda f: (f.start, f.id))
     return out
+
+
+def _finding(m: Misconception, s: Sentence) -> MisconceptionFinding:
+    return MisconceptionFinding(
+        id=m.id,
+        claim=m.claim,
+        quote=s.text,
+        start=s.start,
+        correction=m.correction,
+        source=m.source,
+        severity=m.severity,
+        dimensions=list(m.dimensions),
+    )

@@ -137,8 +137,15 @@ class MisconceptionMarkers(_Strict):
     negation: list[str] = Field(min_length=1)
     correction: list[str] = Field(min_length=1)
     question: list[str] = Field(min_length=1)
+    affirmation: list[str] = Field(
+        default_factory=list,
+        description="how a reply opens when it says yes to its question ('Yes, basically.', '对。')",
+    )
+    hedge: list[str] = Field(
+        default_factory=list, description="in that opening sentence: the yes is qualified ('yes and no', '看情况')"
+    )
 
-    @field_validator("negation", "correction", "question")
+    @field_validator("negation", "correction", "question", "affirmation", "hedge")
     @classmethod
     def _terms_compile(cls, v: list[str]) -> list[str]:
         check_regex_terms(v)

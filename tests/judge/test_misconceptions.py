@@ -6,6 +6,7 @@ graded answers find nothing at all.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -287,3 +288,30 @@ def test_a_follow_up_reply_that_leaves_its_subject_unsaid_is_read_with_its_quest
     assert _reply(rubric, "concepts", q_en, late) == []
     hit = "prefix hit rate 高，为什么 TTFT 可能不降？"
     assert _reply(rubric, "concepts", hit, "一般不会。命中了就直接返回缓存的结果。") == ["prefix-as-response-cache"]
+
+
+def test_a_plain_yes_to_a_question_that_poses_the_claim_asserts_it(rubric: Rubric) -> None:
+    """'Yes, basically.' to 'Is a smaller block size always better?' says the claim without a word of it: the
+    question poses the claim (every group of the entry), the reply's opening sentence says yes to it."""
+    q_en, q_zh = "Is a smaller block size always better?", "block size 越小是否越好？"
+    assert _reply(rubric, "concepts", q_en, "Yes, basically. One token per page means zero tail waste.") == [
+        "smaller-block-always-better"
+    ]
+    assert _reply(rubric, "concepts", q_zh, "对。每页一个 token，尾部零浪费。") == ["smaller-block-always-better"]
+    # a qualified yes, a yes that names the cost, a no: nothing
+    assert _reply(rubric, "concepts", q_en, "Yes and no: less tail waste, a bigger table.") == []
+    assert _reply(rubric, "concepts", q_en, "Yes, but the block-table overhead grows.") == []
+    assert _reply(rubric, "concepts", q_zh, "不一定。尾块浪费少了，但表更大。") == []
+    assert _reply(rubric, "concepts", q_en, "Not always. Less tail waste, more metadata.") == []
+    # the yes counts only as the reply's opening
+    assert _reply(rubric, "concepts", q_en, "Less tail waste. Yes, basically.") == []
+    # a yes to a question that poses no claim asserts nothing
+    assert _reply(rubric, "concepts", "Does the block table grow as the block size shrinks?", "Yes, basically.") == []
+
+
+def test_an_opening_yes_needs_a_marker_list(rubric: Rubric) -> None:
+    """Markers without `affirmation` (an older markers.yaml) find nothing through a plain yes."""
+    markers = rubric.misconception_markers
+    assert markers is not None and markers.affirmation
+    bare = dataclasses.replace(rubric, misconception_markers=markers.model_copy(update={"affirmation": []}))
+    assert _reply(bare, "concepts", "Is a smaller block size always better?", "Yes, basically.") == []
