@@ -207,6 +207,39 @@ def _remark(sents: Sequence[Sentence], k: int) -> str:
     return nxt.lower
 
 
+_COMPUTATION = re.compile(r"\d[^.;。；]{0,30}(×|\*|\btimes\b|乘以?)\s*[^.;。；]{0,30}\d", re.I)
+"""A product written out ("2, times 60 layers, times 8 KV heads", "2 × 60 × 8")."""
+_RESULT_LEAD = re.compile(
+    r"\W*(so\s+)?(that's|that is|this is|which gives|that gives|gives|giving|equals|=|≈|得到|得|等于|结果是|一共|总共|合计)"
+    r"\s*(about|roughly|exactly|around|~|≈|约|大约)?\s*$",
+    re.I,
+)
+"""How a sentence opens when it states the result of the computation before it ("That's 245,760 bytes")."""
+_RESTATED = re.compile(
+    r"[^\d.;。；]{0,16}?[,，(（]?\s*(which is|i\.e\.|that is|or|即|也就是|约合|合|=|≈)\s*(exactly|about|roughly|~|约)?\s*$", re.I
+)
+"""Between two quantities: the second restates the first in another unit ("245,760 bytes, which is exactly 240 KiB")."""
+_BACK_REF = re.compile(
+    r"\W*(both|each|those|these|that's|that is|this is|again|which are|which is|all (of )?(those|these|them|that|the above)"
+    r"|all (derived|estimated|given|observed))\b"
+    r"|\W*(以上|上面|前面|这些|这两个|这几个|这两项|这几项|两个都|都是|这都|同样|也是|仍然是|还是)",
+    re.I,
+)
+
+
+def _after(sents: Sequence[Sentence], k: int, most: int = 2) -> str:
+    """A short number-free remark among the next `most` sentences of `k`'s turn that points back and labels
+    ("… about 74.5 GiB. Per GPU that's about 18.6. Both of those are derived from the question.", "Again
+    derived.", "以上都是推导。")."""
+    for i in range(k + 1, min(len(sents), k + 1 + most)):
+        s = sents[i]
+        if s.turn != sents[k].turn:
+            break
+        if len(s.text.strip()) <= 60 and not any(ch.isdigit() for ch in s.text) and _BACK_REF.match(s.text):
+            return s.lower
+    return ""
+
+
 _PROMQL_RANGE_END = re.compile(r"[smhd]\]")
 _ALL_OF = re.compile(r"\s*%\s*of\b")
 
@@ -253,7 +286,7 @@ def numbers(
     blanket = _blanket(sents, labels, lex)
     seen: dict[float, str] = {}
     for k, s in enumerate(sents):
-        prev = _lead(sents, k) + " " + _tail(sents, k) + " " + _remark(sents, k)
+        prev = _lead(sents, k) + " " + _tail(sents, k) + " " + _remark(sents, k) + " " + _after(sents, k)
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
         known = given | asked[s.question]
@@ -262,6 +295,8 @@ def numbers(
             asking and ("?" in s.text or (k > 0 and sents[k - 1].text.rstrip().endswith(("?", "？"))))
         ):
             continue  # a question the candidate asks claims nothing (one in a run of questions too)
+        computed_before = k > 0 and sents[k - 1].turn == s.turn and bool(_COMPUTATION.search(sents[k - 1].text))
+        last: tuple[int, str | None] | None = None  # the end and label of the sentence's last quantity
         for m in _NUMBER.finditer(s.text):
             if not _unit_after(s.text, m.end(), lex["quantity_units"]):
                 continue
@@ -282,14 +317,20 @@ def numbers(
                 if any_term(s.lower, labels[name]) or any_term(prev, labels[name]):
                     label = name
                     break
-            if label is None and _SHOWN.search(s.text[max(0, m.start() - 120) : m.start()]):
-                label = "derived"
+            if label is None and (
+                _SHOWN.search(s.text[max(0, m.start() - 120) : m.start()])
+                or (computed_before and _RESULT_LEAD.match(s.text[: m.start()]))
+            ):
+                label = "derived"  # "× 128 × 2 bytes. That's 245,760 bytes"
+            if label is None and last is not None and _RESTATED.match(s.text[last[0] : m.start()]):
+                label = last[1]  # "245,760 bytes, which is exactly 240 KiB": the same quantity again
             if label is None and s.turn in blanket and k > blanket[s.turn][1]:
                 label = blanket[s.turn][0]
             if label is None:
                 label = seen.get(v)
             if label is not None:
                 seen.setdefault(v, label)
+            last = (m.end(), label)
             out.append(NumberFinding(text=m.group(0), label=label, sentence=s.text))  # type: ignore[arg-type]
     return out
 

@@ -405,3 +405,36 @@ def test_short_bracketed_labels_promql_ranges_ramps_and_model_classes(lex: dict[
     assert labelled.unlabeled_numbers == [], labelled.unlabeled_numbers
     bare = run_checks("capacity", "权重 74.5 GiB，每 rank 18.6 GiB，KV 每 token 240 KiB。", lex)
     assert {"74.5", "18.6", "240"} <= set(bare.unlabeled_numbers), bare.unlabeled_numbers
+
+
+def test_a_label_pointing_back_a_result_after_its_product_and_a_restated_quantity(lex: dict[str, Any]) -> None:
+    """Labels as people say them aloud: a short remark pointing back ("Both of those are derived", "以上都是推导"),
+    a result stated right after the product written out in the sentence before ("That's 245,760 bytes"), the
+    same quantity restated in another unit ("which is exactly 240 KiB"), a number one off a given one ("the
+    other 19" of 20 adapters), a size with an approximation word naming a model, "our default". The same
+    numbers without them stay unlabelled."""
+    said = run_checks(
+        "capacity",
+        "Divide by 2^30 and you get about 74.5 GiB. Per GPU that's about 18.6 GiB. Both of those are derived.\n"
+        "K and V, so 2, times 60 layers, times 8 KV heads, times 128, times 2 bytes. That's 245,760 bytes, which "
+        "is exactly 240 KiB.",
+        lex,
+    )
+    assert said.unlabeled_numbers == [], said.unlabeled_numbers
+    bare = run_checks(
+        "capacity",
+        "You get about 74.5 GiB. Per GPU that's about 18.6 GiB. The cache is per layer.\n"
+        "KV needs 245,760 bytes per token, which is 240 KiB.",
+        lex,
+    )
+    assert {"74.5", "18.6", "245,760", "240"} <= set(bare.unlabeled_numbers), bare.unlabeled_numbers
+    zh = run_checks("capacity", "权重约 74.5 GiB，每卡 18.6 GiB。以上都是推导。", lex)
+    assert zh.unlabeled_numbers == [], zh.unlabeled_numbers
+    design = run_checks(
+        "system-design",
+        "The other 19 adapters share 6 GPUs. The canary takes 5% of requests at first, our default.\n"
+        "一个 14B 左右的 dense 模型跑在 A100 上。",
+        lex,
+        given_text="two model versions, each with 20 LoRA adapters",
+    )
+    assert design.unlabeled_numbers == ["6"], design.unlabeled_numbers
