@@ -36,6 +36,7 @@ from agent.graph.errors import SessionStoreError
 from agent.graph.plan import usage
 from agent.graph.report import session_markdown
 from agent.rubric import Lang, RubricError, default_rubric
+from agent.util.messages import t
 
 END_OF_ANSWER = b"."
 
@@ -69,7 +70,7 @@ def _one_line(text: str) -> str:
 def _round_header(v: SessionView) -> str:
     rubric = default_rubric()
     if v.round is None:
-        name = "候选人提问" if v.language == "zh" else "Your questions"
+        name = t("interview.your_questions", v.language)
         return f"— {name} · {v.round_minutes} min —"
     title = rubric.round(v.round).title.get(v.language)
     return f"— {v.round_index + 1}/{v.n_rounds} · {title} · {v.round_minutes} min —"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import unicodedata
 
 from agent.contracts.transcript import MAX_ANSWER_CHARS
-from agent.graph import wording
 from agent.graph.errors import SessionError
 from agent.rubric.model import Lang
+from agent.util import messages
 
 
 def check_text(
@@ -20,20 +20,20 @@ def check_text(
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as e:
-            return None, wording.say("not_text", lang, why=f"not UTF-8 at byte {e.start}")
+            return None, messages.t("interview.not_text", lang, why=f"not UTF-8 at byte {e.start}")
     if not isinstance(text, str):
-        return None, wording.say("not_text", lang, why=type(text).__name__)
+        return None, messages.t("interview.not_text", lang, why=type(text).__name__)
     if "\x00" in text:
-        return None, wording.say("not_text", lang, why="NUL bytes")
+        return None, messages.t("interview.not_text", lang, why="NUL bytes")
     control = sum(1 for c in text if c not in "\n\r\t" and unicodedata.category(c) == "Cc")
     if control > max(2, len(text) // 100):
-        return None, wording.say("not_text", lang, why=f"{control} control characters")
+        return None, messages.t("interview.not_text", lang, why=f"{control} control characters")
     if text.count("\ufffd") > max(2, len(text) // 50):
-        return None, wording.say("not_text", lang, why="undecodable bytes")
+        return None, messages.t("interview.not_text", lang, why="undecodable bytes")
     if not text.strip():
-        return None, wording.say("empty" if kind == "answer" else "empty_question", lang)
+        return None, messages.t("interview.empty" if kind == "answer" else "interview.empty_question", lang)
     if len(text) > MAX_ANSWER_CHARS or so_far + len(text) > MAX_ANSWER_CHARS:
-        return None, wording.say("too_long", lang, n=len(text), limit=MAX_ANSWER_CHARS - so_far)
+        return None, messages.t("interview.too_long", lang, n=len(text), limit=MAX_ANSWER_CHARS - so_far)
     return text, None
 
 

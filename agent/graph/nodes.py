@@ -15,7 +15,6 @@ from langgraph.types import interrupt
 
 from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import TranscriptRound
-from agent.graph import wording
 from agent.graph.assessment import assess_round, assessment_key
 from agent.graph.followups import (
     chosen,
@@ -41,6 +40,7 @@ from agent.graph.state import (
 from agent.judge import capacity
 from agent.judge.scoring import risks_and_actions
 from agent.rubric.model import Lang, Round
+from agent.util import messages
 
 Update = dict[str, Any]
 
@@ -98,7 +98,7 @@ def open_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         if state["candidate_questions"] and state["phase"] == "rounds" and state["mode"] != "grade":
             return {
                 "phase": "questions",
-                "question": wording.say("candidate_questions", lang),
+                "question": messages.t("interview.candidate_questions", lang),
                 "awaiting": "candidate",
                 "run": new_run(clock),
                 "draft": None,
@@ -213,9 +213,9 @@ def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         except Exception as e:  # retrieval is an aid: the interview goes on without it, and says so
             upd["snippets"] = []
             upd["notice"] = (
-                wording.say("index_not_built", state["language"])
+                messages.t("interview.index_not_built", state["language"])
                 if getattr(e, "not_built", False)
-                else wording.say("no_snippets", state["language"], why=str(e)[:200])
+                else messages.t("interview.no_snippets", state["language"], why=str(e)[:200])
             )
     return upd
 
@@ -257,7 +257,7 @@ def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
     # 1. the time budget
     if state["clock_s"] - run["started_s"] > plan["minutes"] * 60:
         run["over_budget"] = True
-        notice = wording.say("time_up", lang, round=rnd.title.get(lang), minutes=plan["minutes"])
+        notice = messages.t("interview.time_up", lang, round=rnd.title.get(lang), minutes=plan["minutes"])
         return {"run": run, "route": "score", "notice": notice}
 
     # 2. the candidate asked for a hidden input: answer from the round's given facts, never volunteer them
@@ -268,12 +268,12 @@ def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         run["facts_given"] = [*run["facts_given"], *facts]
         run["asked_unprompted"] = True
         sep = "" if lang == "zh" else " "
-        text = wording.say(
-            "given", lang, facts=sep.join(localise(by_id[f].text.get(lang), plan) for f in facts)
+        text = messages.t(
+            "interview.given", lang, facts=sep.join(localise(by_id[f].text.get(lang), plan) for f in facts)
         )
         if not copilot:
             return _ask(state, text, run, given=facts)
-        why = [wording.say("asked_for", lang, fact=f) for f in facts]
+        why = [messages.t("interview.asked_for", lang, fact=f) for f in facts]
         given = [Suggestion(text=text, why=why, followup=None)]
 
     draft = RoundAssessment.model_validate(state["draft"])
@@ -336,10 +336,14 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
     over = used is not None and used > minutes * 60
     notes = list(ra.notes)
     if over and used is not None:
-        key = "over_budget" if run is not None and run["over_budget"] else "over_budget_graded"
-        notes.append(wording.say(key, lang, used=used / 60, minutes=minutes))
+        key = (
+            "interview.over_budget"
+            if run is not None and run["over_budget"]
+            else "interview.over_budget_graded"
+        )
+        notes.append(messages.t(key, lang, used=used / 60, minutes=minutes))
     if run is not None and run["facts_given"]:
-        notes.append(wording.say("asked_unprompted", lang, facts=", ".join(run["facts_given"])))
+        notes.append(messages.t("interview.asked_unprompted", lang, facts=", ".join(run["facts_given"])))
     ra = ra.model_copy(update={"notes": notes})
     timing = RoundTiming(round=plan["round"], minutes=minutes, used_s=used, over_budget=over)
     return {

@@ -7,7 +7,7 @@ adds the sections `agent.grading.render` does not know about.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,6 +18,7 @@ from agent.graph.state import Previous
 from agent.judge.matching import sentences
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
+from agent.util import messages
 
 
 class RoundTime(BaseModel):
@@ -227,21 +228,6 @@ def fill_narrative(rubric: Rubric, tr: TranscriptRound, lang: Lang) -> FilledNar
 
 # ---------------------------------------------------------------- Markdown
 
-_L: dict[str, dict[Lang, str]] = {
-    "timing": {"en": "Time", "zh": "用时"},
-    "budget": {"en": "budget", "zh": "预算"},
-    "over": {"en": "over budget", "zh": "超时"},
-    "narrative": {"en": "Project narrative (seed §3)", "zh": "项目经历叙事（模板 §3）"},
-    "comparison": {"en": "Compared with session {s}", "zh": "与上次面试 {s} 对比"},
-    "before": {"en": "before", "zh": "上次"},
-    "after": {"en": "now", "zh": "本次"},
-    "questions": {"en": "Your questions", "zh": "候选人的提问"},
-}
-
-
-def _l(key: str, lang: Lang, **kw: Any) -> str:
-    return _L[key][lang].format(**kw)
-
 
 def session_markdown(report: Report, rubric: Rubric) -> str:
     lang = report.language
@@ -249,20 +235,24 @@ def session_markdown(report: Report, rubric: Rubric) -> str:
     if not isinstance(report, SessionReport):
         return "\n".join(out)
     if report.timing:
-        out.append(f"## {_l('timing', lang)}")
+        out.append(f"## {messages.t('report.session.timing', lang)}")
         for t in report.timing:
             title = rubric.round(t.round).title.get(lang)
             used = f"{t.used_s / 60:.1f} min" if t.used_s is not None else "—"
-            flag = f" — **{_l('over', lang)}**" if t.over_budget else ""
-            out.append(f"- {title}: {used} / {_l('budget', lang)} {t.minutes} min{flag}")
+            flag = f" — **{messages.t('report.session.over', lang)}**" if t.over_budget else ""
+            out.append(
+                f"- {title}: {used} / {messages.t('report.session.budget', lang)} {t.minutes} min{flag}"
+            )
         out.append("")
     if report.comparison and report.comparison.rounds:
-        out.append(f"## {_l('comparison', lang, s=report.comparison.previous_session)}")
+        out.append(
+            f"## {messages.t('report.session.comparison', lang, s=report.comparison.previous_session)}"
+        )
         for rc in report.comparison.rounds:
             title = rubric.round(rc.round).title.get(lang)
             out += [
                 f"### {title}: {rc.before_total} → {rc.after_total} ({rc.change:+d})",
-                f"| | {_l('before', lang)} | {_l('after', lang)} | Δ |",
+                f"| | {messages.t('report.session.before', lang)} | {messages.t('report.session.after', lang)} | Δ |",
                 "|---|---|---|---|",
             ]
             for dc in rc.dimensions:
@@ -270,11 +260,15 @@ def session_markdown(report: Report, rubric: Rubric) -> str:
                 out.append(f"| {name} | {dc.before} | {dc.after} | {dc.change:+d} |")
             out.append("")
     if report.narrative:
-        out.append(f"## {_l('narrative', lang)}")
+        out.append(f"## {messages.t('report.session.narrative', lang)}")
         for sec in report.narrative.sections:
             out.append(f"### {sec.title}")
             out += [f"- **{f.label}**: {f.text}" for f in sec.fields]
             out.append("")
     if report.candidate_questions:
-        out += [f"## {_l('questions', lang)}", *[f"- {q}" for q in report.candidate_questions], ""]
+        out += [
+            f"## {messages.t('report.session.questions', lang)}",
+            *[f"- {q}" for q in report.candidate_questions],
+            "",
+        ]
     return "\n".join(out) + "\n"

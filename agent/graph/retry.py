@@ -15,12 +15,12 @@ from typing import Any
 
 from langgraph.types import StateSnapshot
 
-from agent.graph import wording
 from agent.graph.inputs import check_text
 from agent.graph.session import _held, _resume, _round_chars, _store_guard
 from agent.graph.state import Inbox
 from agent.graph.store import SessionStore, thread_config
 from agent.graph.view import SessionView, session_view
+from agent.util import messages
 
 
 def _answers(values: dict[str, Any]) -> int:
@@ -68,7 +68,7 @@ def retry_answer(
         last = last_answer(v)
         fork = _before_last_answer(store, session_id, v) if last is not None else None
         if last is None or fork is None:
-            return session_view(row, v, wording.say("nothing_to_retry", lang))
+            return session_view(row, v, messages.t("interview.nothing_to_retry", lang))
         so_far = max(0, _round_chars(v) - len(last["text"]))
         clean, message = check_text(text, lang, so_far=so_far)
         if clean is None:

@@ -27,7 +27,7 @@ from langgraph.types import Command
 
 from agent.contracts.report import JudgeInfo, Report
 from agent.contracts.transcript import Transcript, TranscriptRound
-from agent.graph import lock, wording
+from agent.graph import lock
 from agent.graph.context import graph_context
 from agent.graph.errors import SessionBusy, SessionError, SessionNotFound
 from agent.graph.inputs import check_language, check_text
@@ -41,6 +41,7 @@ from agent.judge.base import Judge
 from agent.judge.sources import Sources
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
+from agent.util import messages
 
 MAX_FOLLOWUPS = 2
 """Listed follow-ups the agent asks in one round (practice), besides the given inputs the candidate asks for."""
@@ -249,7 +250,7 @@ def answer(
     (default: the wall clock), so a test can simulate time without sleeping."""
     with _held(session_id, owner) as (store, row, ctx, v):
         if v["phase"] == "done":
-            return session_view(row, v, wording.say("done", v["language"]))
+            return session_view(row, v, messages.t("interview.done", v["language"]))
         clean, message = check_text(text, v["language"], so_far=_round_chars(v))
         if clean is None:
             return session_view(row, v, message)
@@ -263,16 +264,16 @@ def _interviewer(session_id: str, kind: InboxKind, text: str, owner: str | None)
     with _held(session_id, owner) as (store, row, ctx, v):
         lang = v["language"]
         if v["phase"] == "done":
-            return session_view(row, v, wording.say("done", lang))
+            return session_view(row, v, messages.t("interview.done", lang))
         if kind == "ask":
             if v["mode"] != "copilot":
-                return session_view(row, v, wording.say("copilot_only", lang))
+                return session_view(row, v, messages.t("interview.copilot_only", lang))
             clean, message = check_text(text, lang, kind="question")
             if clean is None:
                 return session_view(row, v, message)
             text = clean
         elif v["phase"] == "rounds" and not _round_chars(v):
-            return session_view(row, v, wording.say("no_answer_yet", lang))
+            return session_view(row, v, messages.t("interview.no_answer_yet", lang))
         at = time.time() - v["clock_base"] if not v["simulated"] else v["clock_s"]
         v = _resume(store, row, ctx, Inbox(kind=kind, text=text, at_s=at, clocked=False))
     return session_view(row, v)

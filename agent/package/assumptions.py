@@ -12,18 +12,11 @@ from agent.judge.matching import any_term, sentences
 from agent.package.model import Assumption
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
-
-_W: dict[str, dict[Lang, str]] = {
-    "given": {"en": "given", "zh": "题设"},
-    "derived": {"en": "derived", "zh": "推导"},
-    "observed": {"en": "observed", "zh": "观测"},
-    "estimated": {"en": "estimated", "zh": "估计"},
-    "unlabelled": {"en": "unlabelled", "zh": "未标注"},
-}
+from agent.util import messages
 
 
 def label_text(label: str | None, lang: Lang) -> str:
-    return _W[label or "unlabelled"][lang]
+    return messages.t(f"package.label_kind.{label or 'unlabelled'}", lang)
 
 
 def _norm(text: str) -> str:

@@ -37,14 +37,7 @@ from agent.package.scores import override_rows, score_sheet
 from agent.package.transcript import transcript
 from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import Lang
-
-_OMIT: dict[str, dict[Lang, str]] = {
-    "audio": {"en": "the candidate's speech (audio)", "zh": "候选人的语音（音频）"},
-    "audio_why": {
-        "en": "sessions keep the transcribed, edited text only",
-        "zh": "会话只保存转写并编辑后的文字",
-    },
-}
+from agent.util.messages import t
 
 
 def build_package(
@@ -122,7 +115,7 @@ def build_package(
                     )
         fails = failures(rubric, report.rounds, trs, fs, lang)
         again = retry(rubric, report, eff, view.owner, lang, omitted)
-    omitted.append(Omission(what=_OMIT["audio"][lang], why=_OMIT["audio_why"][lang]))
+    omitted.append(Omission(what=t("package.omit.audio", lang), why=t("package.omit.audio_why", lang)))
     return EvidencePackage(
         language=lang,
         session=info,

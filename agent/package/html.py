@@ -9,18 +9,10 @@ from __future__ import annotations
 from html import escape
 
 from agent.contracts.labels import cap_text, flag_line, reason_text
-from agent.package.labels import (
-    name,
-    note_text,
-    number,
-    owner_name,
-    plan_name,
-    seconds,
-    status,
-    t,
-)
+from agent.package.labels import name, note_text, number, owner_name, plan_name, seconds
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
+from agent.util.messages import t
 
 FONT_STACK = (
     '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
@@ -100,24 +92,24 @@ def render_html(pkg: EvidencePackage) -> str:
     s = pkg.session
     rounds = round_titles(pkg)
     out: list[str] = []
-    out.append(f"<h1>{_e(t('title', lang))}: {_e(s.id)}</h1>")
+    out.append(f"<h1>{_e(t('package.title', lang))}: {_e(s.id)}</h1>")
     meta = [
-        (t("session", lang), s.id),
-        (t("plan", lang), plan_name(s.plan, lang, rounds)),
-        (t("mode", lang), name("mode", s.mode, lang)),
-        (t("started", lang), s.created_at),
-        (t("updated", lang), s.updated_at),
+        (t("package.session", lang), s.id),
+        (t("package.plan", lang), plan_name(s.plan, lang, rounds)),
+        (t("package.mode", lang), name("mode", s.mode, lang)),
+        (t("package.started", lang), s.created_at),
+        (t("package.updated", lang), s.updated_at),
     ]
     owner = owner_name(s.owner)
     if owner:
-        meta.append((t("owner", lang), owner))
+        meta.append((t("package.owner", lang), owner))
     if s.previous_session:
-        meta.append((t("previous", lang), s.previous_session))
+        meta.append((t("package.previous", lang), s.previous_session))
     if pkg.score_sheet:
         j = pkg.score_sheet.judge
         meta.append(
             (
-                t("judge", lang),
+                t("package.judge", lang),
                 _provenance(j.kind, (j.model, j.rubric_version, j.prompt_hash, j.index_commit), lang),
             )
         )
@@ -134,15 +126,17 @@ def render_html(pkg: EvidencePackage) -> str:
     out += _failures(pkg, lang)
     out += _retry(pkg, lang)
     out += _transcript(pkg, lang)
-    out.append(f'<h2>{_e(t("omitted", lang))}</h2><ul class="omitted">')
+    out.append(f'<h2>{_e(t("package.omitted", lang))}</h2><ul class="omitted">')
     out += [f"<li><b>{_e(o.what)}</b>: {_e(o.why)}</li>" for o in pkg.omitted]
     out.append("</ul>")
-    out.append(f"<p><small>{_e(t('schema', lang, id=pkg.schema_id, v=pkg.schema_version))}</small></p>")
+    out.append(
+        f"<p><small>{_e(t('package.schema', lang, id=pkg.schema_id, v=pkg.schema_version))}</small></p>"
+    )
     html_lang = "zh-CN" if lang == "zh" else "en"
     return (
         f'<!DOCTYPE html>\n<html lang="{html_lang}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(t('title', lang))}: {_e(s.id)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{_e(t('package.title', lang))}: {_e(s.id)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         + "\n".join(out)
         + "\n</body>\n</html>\n"
     )
@@ -150,28 +144,37 @@ def render_html(pkg: EvidencePackage) -> str:
 
 def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
     qv = pkg.question_version
-    out = [f"<h2>1. {_e(t('version', lang))}</h2>"]
+    out = [f"<h2>1. {_e(t('package.version', lang))}</h2>"]
     rv = _e(qv.rubric_version)
     if qv.rubric_version_now != qv.rubric_version:
-        rv += f" ({_e(t('rubric_now', lang))} {_e(qv.rubric_version_now)})"
+        rv += f" ({_e(t('package.rubric_now', lang))} {_e(qv.rubric_version_now)})"
     titles = round_titles(pkg)
-    out.append(f"<p><b>{_e(t('rubric', lang))}:</b> {rv} · <b>{_e(t('rounds', lang))}:</b> "
+    out.append(f"<p><b>{_e(t('package.rubric', lang))}:</b> {rv} · <b>{_e(t('package.rounds', lang))}:</b> "
                f"{_e(('、' if lang == 'zh' else ', ').join(titles.get(r, r) for r in qv.round_ids))}</p>")  # fmt: skip
     for rv_ in qv.rounds:
-        out.append(f"<h3>{_e(rv_.title)} <small>({rv_.minutes} {_e(t('minutes', lang))})</small></h3>")
+        out.append(
+            f"<h3>{_e(rv_.title)} <small>({rv_.minutes} {_e(t('package.minutes', lang))})</small></h3>"
+        )
         rows = [[_e(name("asked", a.kind, lang)), _e(seconds(a.at_s)), _e(a.text)] for a in rv_.asked]
-        out.append(_table([t("kind", lang), t("session_t", lang), t("asked", lang)], rows))
+        out.append(
+            _table([t("package.kind", lang), t("package.session_t", lang), t("package.asked", lang)], rows)
+        )
         if rv_.capacity is not None:
             c = rv_.capacity
             head = (
-                t("given_values", lang, seed=c.variant_seed)
+                t("package.given_values", lang, seed=c.variant_seed)
                 if c.variant_seed is not None
-                else t("given_seed", lang)
+                else t("package.given_seed", lang)
             )
             out.append(f"<p><b>{_e(head)}</b></p>")
             out.append(
                 _table(
-                    [t("name", lang), t("value", lang), t("unit", lang), t("symbol", lang)],
+                    [
+                        t("package.name", lang),
+                        t("package.value", lang),
+                        t("package.unit", lang),
+                        t("package.symbol", lang),
+                    ],
                     [
                         [
                             _e(g.description),
@@ -188,16 +191,16 @@ def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 
 def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
-    out = [f"<h2>2. {_e(t('assumptions', lang))}</h2>"]
+    out = [f"<h2>2. {_e(t('package.assumptions', lang))}</h2>"]
     titles = round_titles(pkg)
     if not pkg.assumptions:
-        return [*out, f"<p>{_e(t('none', lang))}</p>"]
+        return [*out, f"<p>{_e(t('package.none', lang))}</p>"]
     rows = []
     for a in pkg.assumptions:
         label = _e(a.label_text)
         if a.label is None:
             label = f'<span class="bad">{label}</span>'
-        by = _e(t(a.labelled_by if a.labelled_by != "candidate" else "candidate", lang))
+        by = _e(t(f"package.{a.labelled_by}", lang))
         where = f"#{a.answer + 1}" if a.answer is not None else "—"
         rows.append(
             [_e(titles.get(a.round, a.round)), f"<b>{_e(a.text)}</b>", label, by, _e(where), _e(a.sentence)]
@@ -205,12 +208,12 @@ def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
     out.append(
         _table(
             [
-                t("round", lang),
-                t("number", lang),
-                t("label", lang),
-                t("labelled_by", lang),
+                t("package.round", lang),
+                t("package.number", lang),
+                t("package.label", lang),
+                t("package.labelled_by", lang),
                 "#",
-                t("from_answer", lang),
+                t("package.from_answer", lang),
             ],
             rows,
         )
@@ -219,19 +222,21 @@ def _assumptions(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 
 def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
-    out = [f"<h2>3. {_e(t('formulas', lang))}</h2>"]
+    out = [f"<h2>3. {_e(t('package.formulas', lang))}</h2>"]
     titles = round_titles(pkg)
     if not pkg.formulas:
-        return [*out, f"<p>{_e(t('none', lang))}</p>"]
+        return [*out, f"<p>{_e(t('package.none', lang))}</p>"]
     for f in pkg.formulas:
         seed = (
-            t("variant", lang, seed=f.variant_seed) if f.variant_seed is not None else t("seed_numbers", lang)
+            t("package.variant", lang, seed=f.variant_seed)
+            if f.variant_seed is not None
+            else t("package.seed_numbers", lang)
         )
-        out.append(f"<h3>{_e(titles.get(f.round, f.round))} · {_e(seed)} · {_e(t('verdict', lang))}: "
+        out.append(f"<h3>{_e(titles.get(f.round, f.round))} · {_e(seed)} · {_e(t('package.verdict', lang))}: "
                    f"{_e(name('verdict', f.verdict, lang))}</h3>")  # fmt: skip
         rows = []
         for st in f.steps:
-            stat = _e(status(st.status, lang))
+            stat = _e(t(f"package.step.{st.status}", lang))
             if st.status == "unit_error":
                 stat = f'<span class="bad">{stat}</span><br>{_e(name("error", st.error or "", lang))}'
             rows.append([f"{_e(name('quantity', st.quantity, lang))}<br><code>{_e(st.quantity)}</code>",
@@ -242,12 +247,12 @@ def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
         out.append(
             _table(
                 [
-                    t("quantity", lang),
-                    t("formula", lang),
-                    t("reference", lang),
-                    t("unit", lang),
-                    t("stated", lang),
-                    t("status", lang),
+                    t("package.quantity", lang),
+                    t("package.formula", lang),
+                    t("package.reference", lang),
+                    t("package.unit", lang),
+                    t("package.stated", lang),
+                    t("package.status", lang),
                 ],
                 rows,
                 {2},
@@ -255,22 +260,24 @@ def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
         )
         if f.unit_errors:
             errors = "; ".join(name("error", x, lang) for x in f.unit_errors)
-            out.append(f'<p class="bad">{_e(t("unit_errors", lang))}: {_e(errors)}</p>')
+            out.append(f'<p class="bad">{_e(t("package.unit_errors", lang))}: {_e(errors)}</p>')
         out.append(f"<blockquote>{_e(f.answer)}</blockquote>")
     return out
 
 
 def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
-    out = [f"<h2>4. {_e(t('scores', lang))}</h2>"]
+    out = [f"<h2>4. {_e(t('package.scores', lang))}</h2>"]
     sh = pkg.score_sheet
     if sh is None:
-        return [*out, f"<p>{_e(t('not_scored', lang))}</p>"]
+        return [*out, f"<p>{_e(t('package.not_scored', lang))}</p>"]
     if sh.override_log_intact is True:
-        out.append(f"<p>{_e(t('log_intact', lang))}</p>")
+        out.append(f"<p>{_e(t('package.log_intact', lang))}</p>")
     elif sh.override_log_intact is False:
-        out.append(f'<p class="bad">{_e(t("log_broken", lang))}: {_e(sh.override_log_problem or "")}</p>')
+        out.append(
+            f'<p class="bad">{_e(t("package.log_broken", lang))}: {_e(sh.override_log_problem or "")}</p>'
+        )
     else:
-        out.append(f'<p class="bad">{_e(t("log_unread", lang))}</p>')
+        out.append(f'<p class="bad">{_e(t("package.log_unread", lang))}</p>')
     for r in sh.rounds:
         head = f"{_e(r.title)} — {r.judge_total}/25"
         if r.effective_total != r.judge_total:
@@ -279,13 +286,15 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
         p = r.provenance
         prov = _provenance(p.kind, (p.model, p.rubric_version, p.prompt_hash, p.endpoint, p.vllm_version,
                                     p.index_commit), lang)  # fmt: skip
-        out.append(f"<p><b>{_e(t('provenance', lang))}:</b> {_e(prov)}</p>")
+        out.append(f"<p><b>{_e(t('package.provenance', lang))}:</b> {_e(prov)}</p>")
         if r.fallback:
-            out.append(f'<p class="bad">{_e(t("fallback", lang))} ({_e(p.fallback_reason or "")})</p>')
+            out.append(
+                f'<p class="bad">{_e(t("package.fallback", lang))} ({_e(p.fallback_reason or "")})</p>'
+            )
         if r.flags:
             sep = "" if lang == "zh" else "; "  # a Chinese line ends in 。
             named = sep.join(flag_line(f, lang) for f in r.flags)
-            out.append(f"<p><b>{_e(t('flags', lang))}:</b> {_e(named)}</p>")
+            out.append(f"<p><b>{_e(t('package.flags', lang))}:</b> {_e(named)}</p>")
         rows = []
         for d in r.dimensions:
             ov = ""
@@ -293,18 +302,18 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
                 o = d.override
                 ov = f"{o.judge_score} → {o.human_score} · {_e(o.reviewer)} · {_e(o.created_at)}: {_e(o.reason)}"
                 if o.stale:
-                    ov += f" ({_e(t('stale', lang))})"
+                    ov += f" ({_e(t('package.stale', lang))})"
             cells = [_e(d.title), str(d.judge), f"<b>{d.effective}</b>", f"{d.band[0]}–{d.band[1]}",
                      _e(reason_text(d.reason, lang) + (" · " + "; ".join(cap_text(c, lang) for c in d.caps) if d.caps else "")), ov]  # fmt: skip
             rows.append(cells)
         table = _table(
             [
-                t("dimension", lang),
-                t("judge_score", lang),
-                t("effective", lang),
-                t("band", lang),
-                t("why", lang),
-                t("override", lang),
+                t("package.dimension", lang),
+                t("package.judge_score", lang),
+                t("package.effective", lang),
+                t("package.band", lang),
+                t("package.why", lang),
+                t("package.override", lang),
             ],
             rows,
             {1, 2},
@@ -316,10 +325,10 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 
 def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
-    out = [f"<h2>5. {_e(t('disputed', lang))}</h2>"]
+    out = [f"<h2>5. {_e(t('package.disputed', lang))}</h2>"]
     titles, dims = round_titles(pkg), dim_titles(pkg)
     if not pkg.disputed:
-        return [*out, f"<p>{_e(t('no_disputed', lang))}</p>"]
+        return [*out, f"<p>{_e(t('package.no_disputed', lang))}</p>"]
     for d in pkg.disputed:
         why = " + ".join(name("why", w, lang) for w in d.why)
         out.append(f"<h3>{_e(titles.get(d.round, d.round))} · {_e(dims.get(d.dimension, d.dimension))} · "
@@ -327,16 +336,16 @@ def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
         if d.override:
             o = d.override
             out.append(
-                f"<p><b>{_e(t('override', lang))}:</b> {_e(o.reviewer)}, {_e(o.created_at)}: {_e(o.reason)}</p>"
+                f"<p><b>{_e(t('package.override', lang))}:</b> {_e(o.reviewer)}, {_e(o.created_at)}: {_e(o.reason)}</p>"
             )
         if d.fallback_reason:
-            out.append(f'<p class="bad">{_e(t("fallback", lang))}: {_e(d.fallback_reason)}</p>')
-        out.append(f"<p><b>{_e(t('why', lang))}:</b> {_e(reason_text(d.reason, lang))}</p>")
+            out.append(f'<p class="bad">{_e(t("package.fallback", lang))}: {_e(d.fallback_reason)}</p>')
+        out.append(f"<p><b>{_e(t('package.why', lang))}:</b> {_e(reason_text(d.reason, lang))}</p>")
         if d.quotes:
-            out.append(f"<p><b>{_e(t('quotes', lang))}:</b></p>")
+            out.append(f"<p><b>{_e(t('package.quotes', lang))}:</b></p>")
             out += [f"<blockquote>{_e(q)}</blockquote>" for q in d.quotes]
         if d.paths:
-            out.append(f"<p><b>{_e(t('paths', lang))}:</b></p><ul>")
+            out.append(f"<p><b>{_e(t('package.paths', lang))}:</b></p><ul>")
             out += [
                 f"<li><code>{_e(p.cited)}</code>: "
                 + (f'<span class="bad">{_e(p.status)}</span>' if p.status != "exists" else _e(p.status))
@@ -346,30 +355,32 @@ def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
             ]
             out.append("</ul>")
         if d.sources:
-            out.append(f"<p><b>{_e(t('sources', lang))}:</b></p>")
+            out.append(f"<p><b>{_e(t('package.sources', lang))}:</b></p>")
             for src in d.sources:
                 claim = (
-                    src.claim if src.claim_from == "answer" else f"{t('claim_question', lang)}: {src.claim}"
+                    src.claim
+                    if src.claim_from == "answer"
+                    else f"{t('package.claim_question', lang)}: {src.claim}"
                 )
                 out.append(
                     f'<p><a href="{_e(src.permalink)}">{_e(src.path)}:{src.start_line}-{src.end_line}</a> '
                     f"<code>{_e(src.symbol)}</code> @ <code>{_e(src.commit[:12])}</code><br>"
-                    f"{_e(t('claim', lang))}: {_e(claim)}</p><pre>{_e(src.excerpt)}</pre>"
+                    f"{_e(t('package.claim', lang))}: {_e(claim)}</p><pre>{_e(src.excerpt)}</pre>"
                 )
     return out
 
 
 def _failures(pkg: EvidencePackage, lang: Lang) -> list[str]:
-    out = [f"<h2>6. {_e(t('failures', lang))}</h2>"]
+    out = [f"<h2>6. {_e(t('package.failures', lang))}</h2>"]
     titles = round_titles(pkg)
     if not pkg.failures:
-        return [*out, f"<p>{_e(t('no_failures', lang))}</p>"]
+        return [*out, f"<p>{_e(t('package.no_failures', lang))}</p>"]
     for f in pkg.failures:
         where = ("、" if lang == "zh" else ", ").join(titles.get(r, r) for r in f.rounds)
         out.append(f"<h3>{_e(f.title)} <small>({_e(where)})</small></h3>")
         if f.evidence:
             out.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in f.evidence) + "</ul>")
-        out.append(f"<p><b>{_e(t('next_action', lang))}:</b> {_e(f.next_action)}</p>")
+        out.append(f"<p><b>{_e(t('package.next_action', lang))}:</b> {_e(f.next_action)}</p>")
     return out
 
 
@@ -377,7 +388,7 @@ def _retry(pkg: EvidencePackage, lang: Lang) -> list[str]:
     r = pkg.retry
     if r is None:
         return []
-    out = [f"<h2>7. {_e(t('retry', lang, s=r.previous_session))}</h2>"]
+    out = [f"<h2>7. {_e(t('package.retry', lang, s=r.previous_session))}</h2>"]
     for rr in r.rounds:
         out.append(f"<h3>{_e(rr.title)}: {rr.before_total} → {rr.after_total} ({rr.delta:+d})</h3>")
         rows = []
@@ -386,19 +397,19 @@ def _retry(pkg: EvidencePackage, lang: Lang) -> list[str]:
             if d.before_effective is not None and (
                 d.before_effective != d.before or d.after_effective != d.after
             ):
-                eff = f" ({t('effective', lang)} {d.before_effective} → {d.after_effective})"
+                eff = f" ({t('package.effective', lang)} {d.before_effective} → {d.after_effective})"
             rows.append([_e(d.title), str(d.before), str(d.after), f"<b>{d.delta:+d}</b>{_e(eff)}",
                          "<br>".join(_e(q) for q in d.quotes_before[:2]),
                          "<br>".join(_e(q) for q in d.quotes_after[:2])])  # fmt: skip
         out.append(
             _table(
                 [
-                    t("dimension", lang),
-                    t("before", lang),
-                    t("after", lang),
-                    t("delta", lang),
-                    t("quotes_before", lang),
-                    t("quotes_after", lang),
+                    t("package.dimension", lang),
+                    t("package.before", lang),
+                    t("package.after", lang),
+                    t("package.delta", lang),
+                    t("package.quotes_before", lang),
+                    t("package.quotes_after", lang),
                 ],
                 rows,
                 {1, 2, 3},
@@ -409,15 +420,15 @@ def _retry(pkg: EvidencePackage, lang: Lang) -> list[str]:
 
 def _transcript(pkg: EvidencePackage, lang: Lang) -> list[str]:
     n = 8 if pkg.retry else 7
-    out = [f"<h2>{n}. {_e(t('transcript', lang))}</h2>"]
+    out = [f"<h2>{n}. {_e(t('package.transcript', lang))}</h2>"]
     for r in pkg.transcript:
         used = f"{r.used_s / 60:.1f}" if r.used_s is not None else "—"
-        budget = _e(t("used", lang, used=used, minutes=r.minutes))
+        budget = _e(t("package.used", lang, used=used, minutes=r.minutes))
         if r.over_budget:
-            budget += f' <span class="bad">{_e(t("over", lang))}</span>'
+            budget += f' <span class="bad">{_e(t("package.over", lang))}</span>'
         out.append(f"<h3>{_e(r.title)} <small>({budget})</small></h3>")
         for turn in r.turns:
-            who = t("interviewer" if turn.role == "interviewer" else "candidate_role", lang)
+            who = t("package.interviewer" if turn.role == "interviewer" else "package.candidate_role", lang)
             at = (
                 f"+{seconds(turn.round_elapsed_s)} / {r.minutes}:00"
                 if turn.round_elapsed_s is not None
@@ -428,7 +439,7 @@ def _transcript(pkg: EvidencePackage, lang: Lang) -> list[str]:
                 f'<div class="body">{_e(turn.text)}</div></div>'
             )
     if pkg.candidate_questions:
-        out.append(f"<h3>{_e(t('questions', lang))}</h3><ul>")
+        out.append(f"<h3>{_e(t('package.questions', lang))}</h3><ul>")
         out += [f"<li>{_e(q)}</li>" for q in pkg.candidate_questions]
         out.append("</ul>")
     return out

@@ -18,6 +18,7 @@ from agent.package.model import (
 )
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
+from agent.util import messages
 
 
 def asked(t: Any, first: bool) -> AskedText:
@@ -61,25 +62,6 @@ _GIVEN_UNITS = {
 }
 
 
-_GIVEN_TEXT: dict[str, dict[Lang, str]] = {
-    "params": {"en": "parameter count", "zh": "参数量"},
-    "weight_bytes": {"en": "bytes per weight (BF16 = 2)", "zh": "每个权重的字节数（BF16 = 2）"},
-    "layers": {"en": "layers", "zh": "层数"},
-    "kv_heads": {"en": "KV heads", "zh": "KV 头数"},
-    "head_dim": {"en": "head dimension", "zh": "每个头的维度"},
-    "kv_bytes": {"en": "bytes per KV element (BF16 = 2)", "zh": "每个 KV 元素的字节数（BF16 = 2）"},
-    "tp": {"en": "tensor-parallel ranks (GPUs)", "zh": "张量并行 rank 数（GPU 数）"},
-    "gpu_gib": {"en": "memory per GPU", "zh": "每张 GPU 显存"},
-    "non_kv_gib": {
-        "en": "fixed non-KV peak per rank besides the weights",
-        "zh": "每个 rank 除权重外固定的非 KV 峰值",
-    },
-    "reserve_gib": {"en": "safety reserve per rank", "zh": "每个 rank 的安全余量"},
-    "input_tokens": {"en": "input tokens per request (p95)", "zh": "每请求输入 tokens（p95）"},
-    "output_tokens": {"en": "output tokens per request (p95)", "zh": "每请求输出 tokens（p95）"},
-}
-
-
 def capacity_params(seed: int | None) -> capacity.CapacityParams:
     return capacity.variant(seed).params if seed is not None else capacity.CapacityParams()
 
@@ -93,7 +75,9 @@ def _capacity_given(seed: int | None, lang: Lang) -> CapacityGiven:
                 name=name,
                 value=float(getattr(p, name)),
                 unit=_GIVEN_UNITS.get(name, ""),
-                description=_GIVEN_TEXT[name][lang] if name in _GIVEN_TEXT else (info.description or name),
+                description=messages.t(f"package.given.{name}", lang)
+                if messages.has(f"package.given.{name}")
+                else (info.description or name),
             )
         )
     return CapacityGiven(variant_seed=seed, values=values)

@@ -20,10 +20,10 @@ import gradio as gr
 from agent.rubric.model import Lang
 from agent.ui.auth import browser_secret
 from agent.ui.context import LANG_CHOICES, AppContext, Services, lang_of
-from agent.ui.strings import t
 from agent.ui.tabs import copilot, practice, reports, review
 from agent.ui.tabs.shared import SessionPane, progress, question_md
 from agent.ui.texts import Texts
+from agent.util.messages import t
 
 __all__ = ["AppContext", "Services", "build_app"]
 
@@ -31,7 +31,7 @@ __all__ = ["AppContext", "Services", "build_app"]
 def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.Blocks:
     """The whole app, not launched. `main()` launches it with the safe defaults."""
     T = Texts(ui_lang)
-    with gr.Blocks(title=t("app_title", ui_lang), analytics_enabled=False) as app:
+    with gr.Blocks(title=t("ui.app_title", ui_lang), analytics_enabled=False) as app:
         owner_state = gr.State(None)
         browser_id = gr.BrowserState(None, storage_key="interview-coach-browser", secret=browser_secret())
         # the interface language this browser chose last: a reload keeps it
@@ -43,7 +43,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             with gr.Column(scale=1, min_width=180):
                 ui = T(
                     gr.Radio,
-                    {"label": "ui_language"},
+                    {"label": "ui.ui_language"},
                     choices=LANG_CHOICES,
                     value=ui_lang,
                     elem_id="ui-language",
@@ -136,7 +136,7 @@ def follow_gradio_locale(app: gr.Blocks, ui: gr.Radio, triggers: list[Any]) -> N
 
 
 def header_md(lang: Lang) -> str:
-    return f"## {t('app_title', lang)}\n{t('app_intro', lang)}"
+    return f"## {t('ui.app_title', lang)}\n{t('ui.app_intro', lang)}"
 
 
 def switch(
@@ -171,7 +171,7 @@ def saved_language(saved: str | None, current: str) -> Any:
 def restore_owner(ctx: AppContext, saved: str | None, ui_v: str, request: gr.Request) -> tuple[str, str, str]:
     if ctx.services.require_login:
         user = str(request.username or "")
-        return saved or "", user, t("signed_in_as", lang_of(ui_v), user=user) if user else ""
+        return saved or "", user, t("ui.signed_in_as", lang_of(ui_v), user=user) if user else ""
     bid = saved if saved and len(saved) <= 64 and saved.replace("-", "").replace("_", "").isalnum() else None
     bid = bid or secrets.token_urlsafe(16)
     return bid, f"browser:{bid}", ""

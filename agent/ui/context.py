@@ -24,8 +24,8 @@ from agent.rubric.model import DIMENSIONS, ROUND_IDS, SELF_CHECK, Lang
 from agent.ui import views
 from agent.ui.auth import load_reviewers
 from agent.ui.sources import Retriever, default_retriever
-from agent.ui.strings import t
 from agent.ui.texts import Texts
+from agent.util.messages import t
 from agent.voice import SpeechToText, TextToSpeech, default_stt, default_tts
 
 R = TypeVar("R")
@@ -120,7 +120,7 @@ class AppContext:
     def owner_of(self, owner_state: str | None, request: gr.Request) -> str:
         if self.services.require_login:
             if not request.username:
-                raise gr.Error(t("need_login", self.ui_lang))
+                raise gr.Error(t("ui.need_login", self.ui_lang))
             return str(request.username)
         return owner_state or f"tab:{request.session_hash}"
 
@@ -134,16 +134,24 @@ class AppContext:
     def plan_choices(self, lang: Lang) -> list[tuple[str, str]]:
         rubric = self.rubric
         rounds = [
-            (t("plan_round", lang, title=rubric.round(r).title.get(lang), minutes=rubric.round(r).minutes), r)
+            (
+                t(
+                    "ui.plan_round",
+                    lang,
+                    title=rubric.round(r).title.get(lang),
+                    minutes=rubric.round(r).minutes,
+                ),
+                r,
+            )
             for r in ROUND_IDS
             if r not in ("project-experience", SELF_CHECK)
         ]
         return [
-            (t("plan_full", lang), "full"),
+            (t("ui.plan_full", lang), "full"),
             *rounds,
-            (t("plan_project", lang), "project"),
-            (t("plan_self_check", lang, minutes=rubric.round(SELF_CHECK).minutes), SELF_CHECK),
-            (t("plan_redo", lang), "redo"),
+            (t("ui.plan_project", lang), "project"),
+            (t("ui.plan_self_check", lang, minutes=rubric.round(SELF_CHECK).minutes), SELF_CHECK),
+            (t("ui.plan_redo", lang), "redo"),
         ]
 
     def plan_name(self, plan: str, lang: Lang) -> str:
@@ -156,7 +164,7 @@ class AppContext:
             name = f"{names['redo']}: {words[1]}"
         else:  # a plan with "fresh" by the name of its kind
             name = names.get(base) or names.get(words[0] if words else base, base)
-        return t("plan_plus_self_check", lang, plan=name) if added else name
+        return t("ui.plan_plus_self_check", lang, plan=name) if added else name
 
     def dim_choices(self, lang: Lang) -> list[tuple[str, str]]:
         return [(views.dim_title(self.rubric, d, lang), d) for d in DIMENSIONS]

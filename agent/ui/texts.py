@@ -8,11 +8,12 @@ from typing import Any, TypeVar
 import gradio as gr
 
 from agent.rubric.model import Lang
-from agent.ui.strings import t
+from agent.util.messages import t
 
 B = TypeVar("B", bound=gr.blocks.Block)
 TextSpec = str | Callable[[Lang], Any]
-"""A string key of agent.ui.strings, or a function of the language (for choices and composed text)."""
+"""A message key (`ui.…`, messages/ui.yaml; agent/util/messages.py), or a function of the language (for choices
+and composed text)."""
 
 
 def _resolve(spec: TextSpec, lang: Lang) -> Any:

@@ -13,7 +13,7 @@ from agent.overrides import EffectiveScore, Override, effective_totals
 from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, EvidenceItem, Lang
-from agent.ui.strings import t
+from agent.util.messages import t
 from agent.voice.delivery import Delivery
 
 if TYPE_CHECKING:
@@ -68,11 +68,11 @@ def progress_html(
     if paused:
         elapsed_s = 0.0
     if status == "done":
-        return f"<div class='coach-progress done'>✓ {html.escape(t('progress_done', lang))}</div>"
+        return f"<div class='coach-progress done'>✓ {html.escape(t('ui.progress_done', lang))}</div>"
     if not n_rounds:
         return ""
     label = t(
-        "progress",
+        "ui.progress",
         lang,
         i=min(round_index + 1, n_rounds),
         n=n_rounds,
@@ -82,18 +82,18 @@ def progress_html(
     over = bool(budget) and elapsed_s > budget
     timer = f"{clock(elapsed_s)} / {clock(budget)}" if budget else clock(elapsed_s)
     if over:
-        timer += f" · {t('over_time', lang)}"
+        timer += f" · {t('ui.over_time', lang)}"
     done_frac = round_index / n_rounds
     return (
         f"<div class='coach-progress{' over' if over else ''}'>"
         f"<span class='coach-round'>{html.escape(label)}</span> "
-        f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1' title='{html.escape(t('rounds_bar', lang))}' "
-        f"aria-label='{html.escape(t('rounds_bar', lang))}'></progress> "
-        f"<span class='coach-timer' title='{html.escape(t('timer_hint', lang))}' "
+        f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1' title='{html.escape(t('ui.rounds_bar', lang))}' "
+        f"aria-label='{html.escape(t('ui.rounds_bar', lang))}'></progress> "
+        f"<span class='coach-timer' title='{html.escape(t('ui.timer_hint', lang))}' "
         + ("data-paused='1' " if paused else f"data-elapsed='{elapsed_s:.1f}' ")
-        + f"data-budget='{budget}' data-over='{html.escape(t('over_time', lang))}'>{html.escape(timer)}</span>"
+        + f"data-budget='{budget}' data-over='{html.escape(t('ui.over_time', lang))}'>{html.escape(timer)}</span>"
         f"<progress class='coach-clock' value='{min(elapsed_s, budget or 1):.0f}' max='{budget or 1}' "
-        f"title='{html.escape(t('clock_bar', lang))}' aria-label='{html.escape(t('clock_bar', lang))}'></progress>"
+        f"title='{html.escape(t('ui.clock_bar', lang))}' aria-label='{html.escape(t('ui.clock_bar', lang))}'></progress>"
         "</div>"
     )
 
@@ -103,7 +103,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
     title = round_title(rubric, ra.round, lang)
     out = [f"### {t(heading, lang, title=title)} — {ra.total}/25", ""]
     reasons = {d.dimension: d for d in ra.dimensions}
-    out += [f"| {t('dimension', lang)} | {t('score', lang)} | {t('why', lang)} |", "|---|---|---|"]
+    out += [f"| {t('ui.dimension', lang)} | {t('ui.score', lang)} | {t('ui.why', lang)} |", "|---|---|---|"]
     for d in DIMENSIONS:
         ds = reasons.get(d)
         why = ""
@@ -112,34 +112,34 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {_md(why)} |")
     out.append("")
     if ra.flags:
-        out.append(f"**{t('flags', lang)}:**")
+        out.append(f"**{t('ui.flags', lang)}:**")
         out += [f"- {_md(flag_line(f, lang))}" for f in ra.flags]
         out.append("")
     if any(ra.quotes.values()):
-        out.append(f"**{t('quotes', lang)}:**")
+        out.append(f"**{t('ui.quotes', lang)}:**")
         for d, qs in ra.quotes.items():
             for q in qs[:2]:
                 out.append(f"- *{dim_title(rubric, d, lang)}*: “{_md(q)}”")
         out.append("")
     if ra.missing_evidence:
-        out.append(f"**{t('missing', lang)}:**")
+        out.append(f"**{t('ui.missing', lang)}:**")
         out += [f"- {_md(m)}" for m in ra.missing_evidence[:MISSING_SHOWN]]
         rest = ra.missing_evidence[MISSING_SHOWN:]
         if rest:
             items = "".join(f"<li>{_md(m)}</li>" for m in rest)
             out.append(
-                f"\n<details><summary>{t('more', lang, n=len(rest))}</summary><ul>{items}</ul></details>"
+                f"\n<details><summary>{t('ui.more', lang, n=len(rest))}</summary><ul>{items}</ul></details>"
             )
         out.append("")
     if ra.judge:
-        out.append(f"<sub>{t('judge', lang)}{_colon(lang)} {judge_line(ra.judge, lang)}</sub>")
+        out.append(f"<sub>{t('ui.judge', lang)}{_colon(lang)} {judge_line(ra.judge, lang)}</sub>")
     return "\n".join(out)
 
 
 def snippets_md(snippets: Sequence[Snippet], lang: Lang) -> str:
     if not snippets:
-        return t("no_sources", lang)
-    out = [f"**{t('sources', lang)}:**", ""]
+        return t("ui.no_sources", lang)
+    out = [f"**{t('ui.sources', lang)}:**", ""]
     for s in snippets:
         out.append(f"- [{_md(s.location)}]({s.permalink}) `{_md(s.symbol)}`")
         out.append("")
@@ -151,8 +151,8 @@ def snippets_md(snippets: Sequence[Snippet], lang: Lang) -> str:
 
 def suggestions_md(suggestions: Sequence[Suggestion], lang: Lang) -> str:
     if not suggestions:
-        return t("no_suggestions", lang)
-    out = [f"**{t('suggestions', lang)}:**", ""]
+        return t("ui.no_suggestions", lang)
+    out = [f"**{t('ui.suggestions', lang)}:**", ""]
     for i, s in enumerate(suggestions, 1):
         out.append(f"{i}. **{_md(s.text)}**")
         out += [f"   - {_md(w)}" for w in s.why]
@@ -168,10 +168,14 @@ def review_html(
     missing items and the quotes as the report has them. Each row carries its ids and scores as data
     attributes (`data-round`, `data-dimension`, `data-judge`, `data-effective`) for scripts."""
     by_round = {ra.round: ra for ra in report.rounds}
-    labels = (t("col_round", ui), t("col_dimension", ui), f"{t('col_judge', ui)} → {t('col_effective', ui)}")
-    head = "".join(f"<span>{html.escape(x)}</span>" for x in (*labels, t("col_by", ui)))
+    labels = (
+        t("ui.col_round", ui),
+        t("ui.col_dimension", ui),
+        f"{t('ui.col_judge', ui)} → {t('ui.col_effective', ui)}",
+    )
+    head = "".join(f"<span>{html.escape(x)}</span>" for x in (*labels, t("ui.col_by", ui)))
     out = [
-        f"<p class='coach-hint'>{html.escape(t('scores_hint', ui))}</p>",
+        f"<p class='coach-hint'>{html.escape(t('ui.scores_hint', ui))}</p>",
         "<div class='coach-scores'>",
         f"<div class='coach-score-head' aria-hidden='true'>{head}</div>",
     ]
@@ -182,8 +186,8 @@ def review_html(
         score = f"{e.judge}/5 → <b>{e.effective}/5</b>" if changed else f"{e.judge}/5"
         by = ""
         if e.override:
-            by = t("overridden_by", ui, reviewer=_md(e.override.reviewer))
-            by += f" ⚠ {html.escape(t('stale', ui))}" if e.stale else ""
+            by = t("ui.overridden_by", ui, reviewer=_md(e.override.reviewer))
+            by += f" ⚠ {html.escape(t('ui.stale', ui))}" if e.stale else ""
         attrs = (
             f"data-round='{html.escape(e.round)}' data-dimension='{html.escape(e.dimension)}' "
             f"data-judge='{e.judge}' data-effective='{e.effective}'"
@@ -192,19 +196,19 @@ def review_html(
         if e.override:
             o = e.override
             details.append(
-                f"<p><b>{html.escape(t('override_detail', ui))}{_colon(ui)}</b> "
+                f"<p><b>{html.escape(t('ui.override_detail', ui))}{_colon(ui)}</b> "
                 f"{o.judge_score} → {o.human_score} · {_md(o.reviewer)} · {html.escape(_when(o.created_at))}"
                 f"{_colon(ui)} {_md(o.reason)}</p>"
             )
         if ds:
             why = f"{ds.level} — {why_text(ds, ui)}"
-            details.append(f"<p><b>{html.escape(t('rationale', ui))}{_colon(ui)}</b> {_md(why)}</p>")
+            details.append(f"<p><b>{html.escape(t('ui.rationale', ui))}{_colon(ui)}</b> {_md(why)}</p>")
         said = ra.quotes.get(e.dimension, [])[:quotes_shown]
         if said:
             items = "".join(f"<li>“{_md(q)}”</li>" for q in said)
-            details.append(f"<p><b>{html.escape(t('quotes', ui))}{_colon(ui)}</b></p><ul>{items}</ul>")
+            details.append(f"<p><b>{html.escape(t('ui.quotes', ui))}{_colon(ui)}</b></p><ul>{items}</ul>")
         else:
-            details.append(f"<p><i>{html.escape(t('no_quotes', ui))}</i></p>")
+            details.append(f"<p><i>{html.escape(t('ui.no_quotes', ui))}</i></p>")
         out.append(
             f"<details class='coach-score{' changed' if changed else ''}' {attrs}><summary>"
             f"<span class='coach-score-round'>{html.escape(round_title(rubric, e.round, ui))}</span>"
@@ -218,14 +222,14 @@ def review_html(
 
 
 LOG_HEADERS = (
-    "log_id",
-    "log_when",
-    "round",
-    "dimension",
-    "log_judge",
-    "log_human",
-    "log_reviewer",
-    "log_reason",
+    "ui.log_id",
+    "ui.log_when",
+    "ui.round",
+    "ui.dimension",
+    "ui.log_judge",
+    "ui.log_human",
+    "ui.log_reviewer",
+    "ui.log_reason",
 )
 
 
@@ -239,12 +243,12 @@ def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang, *, problem: str
     dimension by name, the time to the minute. Each row carries its log id and the ids of its round and
     dimension as data attributes. `problem`: what verifying the log found, said above it (an alert)."""
     warn = (
-        f"<p class='coach-warn' role='alert'>⚠️ {html.escape(t('log_unverified', ui, problem=problem))}</p>"
+        f"<p class='coach-warn' role='alert'>⚠️ {html.escape(t('ui.log_unverified', ui, problem=problem))}</p>"
         if problem
         else ""
     )
     if not rows:
-        return warn or f"<p class='coach-hint'>{html.escape(t('log_empty', ui))}</p>"
+        return warn or f"<p class='coach-hint'>{html.escape(t('ui.log_empty', ui))}</p>"
     head = "".join(f"<th>{html.escape(t(k, ui))}</th>" for k in LOG_HEADERS)
     body = []
     for r in sorted(rows, key=lambda x: x.id):
@@ -274,14 +278,14 @@ def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Ru
     changed = [e for e in effective if e.override is not None]
     if not changed:
         return ""
-    out = [f"## {t('effective_section', lang)}", ""]
+    out = [f"## {t('ui.effective_section', lang)}", ""]
     for e in changed:
         o = e.override
         assert o is not None
         out.append(
             "- "
             + t(
-                "override_line",
+                "ui.override_line",
                 lang,
                 round=round_title(rubric, e.round, lang),
                 dimension=dim_title(rubric, e.dimension, lang),
@@ -291,7 +295,7 @@ def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Ru
                 when=o.created_at,
                 reason=o.reason,
             )
-            + (f" ({t('stale', lang)})" if e.stale else "")
+            + (f" ({t('ui.stale', lang)})" if e.stale else "")
         )
     return "\n".join(out) + "\n"
 
@@ -314,17 +318,20 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
     j = report.judge
     out = [
         f"### {_md(report.id)}",
-        f"<sub>{t('judge', lang)}{_colon(lang)} {judge_line(j, lang)}</sub>",
+        f"<sub>{t('ui.judge', lang)}{_colon(lang)} {judge_line(j, lang)}</sub>",
         "",
     ]
-    out += [f"| {t('round', lang)} | {t('col_judge', lang)} | {t('col_effective', lang)} |", "|---|---|---|"]
+    out += [
+        f"| {t('ui.round', lang)} | {t('ui.col_judge', lang)} | {t('ui.col_effective', lang)} |",
+        "|---|---|---|",
+    ]
     for rid, (jt, et) in totals.items():
         out.append(f"| {round_title(rubric, rid, lang)} | {jt}/25 | {et}/25 |")
     out.append("")
     if report.risks:
-        out += [f"**{t('risks', lang)}:**", *[f"- {_md(r)}" for r in report.risks], ""]
+        out += [f"**{t('ui.risks', lang)}:**", *[f"- {_md(r)}" for r in report.risks], ""]
     if report.next_actions:
-        out += [f"**{t('next_actions', lang)}:**", *[f"- {_md(a)}" for a in report.next_actions], ""]
+        out += [f"**{t('ui.next_actions', lang)}:**", *[f"- {_md(a)}" for a in report.next_actions], ""]
     return "\n".join(out)
 
 
@@ -397,11 +404,11 @@ def question_label(kind: dict[str, Any] | None, lang: Lang) -> str:
         return ""
     if kind.get("kind") == "followup":
         if not kind.get("n"):  # co-pilot: the interviewer asks as many as they like
-            return f"{t('followup_plain', lang)} {kind['k']}"
-        return t("followup_of", lang, k=kind["k"], n=kind["n"])
+            return f"{t('ui.followup_plain', lang)} {kind['k']}"
+        return t("ui.followup_of", lang, k=kind["k"], n=kind["n"])
     if kind.get("kind") == "given":
-        return t("given_label", lang)
-    return t("followup_plain", lang)
+        return t("ui.given_label", lang)
+    return t("ui.followup_plain", lang)
 
 
 def insight_md(
@@ -423,21 +430,21 @@ def insight_md(
     ahead = set() if round_over else not_asked_yet(rubric, ra)
     done = set(covered_ids(ra))
     mine = set(covered)
-    out = [f"#### {t('insight_title', ui)}", ""]
+    out = [f"#### {t('ui.insight_title', ui)}", ""]
     got = [i for i in items if i.id in mine]
     if got:
-        out.append(f"**{t('insight_covered', ui)}{_colon(ui)}**")
+        out.append(f"**{t('ui.insight_covered', ui)}{_colon(ui)}**")
         out += [f"- ✓ {_md(i.text.get(lang))}" for i in got]
     else:
-        out.append(t("insight_none", ui))
+        out.append(t("ui.insight_none", ui))
     out.append("")
     if earlier is not None:
         before = set(earlier)
         had = len(before & {i.id for i in items})
-        out.append(f"**{t('retry_compare', ui, before=had, now=len(got))}**")
+        out.append(f"**{t('ui.retry_compare', ui, before=had, now=len(got))}**")
         gained = [i for i in got if i.id not in before]
         lost = [i for i in items if i.id in before and i.id not in mine]
-        for key, shown in (("retry_gained", gained), ("retry_lost", lost)):
+        for key, shown in (("ui.retry_gained", gained), ("ui.retry_lost", lost)):
             if shown:
                 sep = "；" if lang == "zh" else "; "
                 items_said = sep.join(_md(i.text.get(lang).rstrip("。.")) for i in shown)
@@ -446,58 +453,62 @@ def insight_md(
     asked = [i for i in items if i.id not in ahead]
     lacking = [i for i in asked if i.id not in done]
     if lacking:
-        key = "insight_lacked" if round_over else "insight_lacks"
+        key = "ui.insight_lacked" if round_over else "ui.insight_lacks"
         out.append(f"**{t(key, ui, n=len(lacking), total=len(asked))}{_colon(ui)}**")
         out += [f"- {_md(i.text.get(lang))}" for i in lacking[:MISSING_SHOWN]]
         rest = lacking[MISSING_SHOWN:]
         if rest:
             more = "".join(f"<li>{_md(i.text.get(lang))}</li>" for i in rest)
-            out.append(f"\n<details><summary>{t('more', ui, n=len(rest))}</summary><ul>{more}</ul></details>")
+            out.append(
+                f"\n<details><summary>{t('ui.more', ui, n=len(rest))}</summary><ul>{more}</ul></details>"
+            )
     else:
-        out.append(t("insight_all", ui))
+        out.append(t("ui.insight_all", ui))
     if next_label:
-        out += ["", f"**{t('insight_next', ui, label=next_label)}**"]
+        out += ["", f"**{t('ui.insight_next', ui, label=next_label)}**"]
     return "\n".join(out)
 
 
 def delivery_md(d: Delivery, ui: Lang) -> str:
     """A spoken answer's delivery figures (pace, fillers, long pauses) with a plain hint each, headings
     and hints in the interface language `ui`; said to be no part of the five content scores."""
-    unit = t(f"delivery_unit_{d.unit}", ui)
+    unit = t(f"ui.delivery_unit_{d.unit}", ui)
     c = _colon(ui)
     sep, dash, (po, pc) = ("，", "——", "（）") if ui == "zh" else (", ", " — ", "()")
     bands = {"slow": d.pace_bands.slow_below, "fast": d.pace_bands.fast_above, "unit": unit}
     if d.rate_per_min is None:
-        pace = t("delivery_too_short", ui)
+        pace = t("ui.delivery_too_short", ui)
     else:
-        pace = f"{t('delivery_rate_value', ui, rate=d.rate_per_min, unit=unit, seconds=d.speaking_s)}{dash}"
-        pace += t(f"delivery_{d.pace}", ui, **bands)
+        pace = (
+            f"{t('ui.delivery_rate_value', ui, rate=d.rate_per_min, unit=unit, seconds=d.speaking_s)}{dash}"
+        )
+        pace += t(f"ui.delivery_{d.pace}", ui, **bands)
     if d.fillers:
         which = sep.join(f"{html.escape(u.text)} ×{u.count}" for u in d.filler_uses)
-        fillers = t("delivery_fillers_value", ui, n=d.fillers, which=which)
+        fillers = t("ui.delivery_fillers_value", ui, n=d.fillers, which=which)
         if d.fillers_per_min is not None:
-            fillers += f"{sep}{t('delivery_fillers_rate', ui, per_min=d.fillers_per_min)}"
+            fillers += f"{sep}{t('ui.delivery_fillers_rate', ui, per_min=d.fillers_per_min)}"
         if d.many_fillers:
-            fillers += f"{dash}{t('delivery_fillers_many', ui)}"
+            fillers += f"{dash}{t('ui.delivery_fillers_many', ui)}"
     else:
-        fillers = t("delivery_fillers_none", ui)
+        fillers = t("ui.delivery_fillers_none", ui)
     if d.language == "en":
-        fillers += f" <i>{po}{t('delivery_fillers_en_note', ui)}{pc}</i>"
+        fillers += f" <i>{po}{t('ui.delivery_fillers_en_note', ui)}{pc}</i>"
     if d.pauses is None:
-        pauses = t("delivery_pauses_unknown", ui)
+        pauses = t("ui.delivery_pauses_unknown", ui)
     elif d.pauses and d.longest_pause_s is not None:
-        pauses = t("delivery_pauses_value", ui, n=d.pauses, longest=d.longest_pause_s)
+        pauses = t("ui.delivery_pauses_value", ui, n=d.pauses, longest=d.longest_pause_s)
     else:
-        pauses = t("delivery_pauses_none", ui)
+        pauses = t("ui.delivery_pauses_none", ui)
     return "\n".join(
         [
-            f"#### {t('delivery_title', ui)}",
+            f"#### {t('ui.delivery_title', ui)}",
             "",
-            f"<i>{t('delivery_not_scored', ui)}</i>",
+            f"<i>{t('ui.delivery_not_scored', ui)}</i>",
             "",
-            f"- **{t('delivery_rate', ui)}{c}** {pace}",
-            f"- **{t('delivery_fillers', ui)}{c}** {fillers}",
-            f"- **{t('delivery_pauses', ui, s=d.pause_s)}{c}** {pauses}",
+            f"- **{t('ui.delivery_rate', ui)}{c}** {pace}",
+            f"- **{t('ui.delivery_fillers', ui)}{c}** {fillers}",
+            f"- **{t('ui.delivery_pauses', ui, s=d.pause_s)}{c}** {pauses}",
         ]
     )
 
@@ -533,10 +544,10 @@ def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui
     parts: list[str] = []
     if items:
         have = [i for i in items if i.id in done]
-        parts.append(t("dim_note", ui, covered=len(have), total=len(items)))
+        parts.append(t("ui.dim_note", ui, covered=len(have), total=len(items)))
         miss = [i for i in items if i.id not in done]
         parts.append(
-            t("dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("dim_note_all", ui)
+            t("ui.dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("ui.dim_note_all", ui)
         )
     ds = next((x for x in ra.dimensions if x.dimension == dim), None)
     if ds and ds.caps:
@@ -547,24 +558,24 @@ def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui
 def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool) -> str:
     """The round-finished moment: its scores, one distinct quote and a plain note per dimension."""
     title = round_title(rubric, ra.round, ui)
-    out = [f"### {t('round_finished', ui, title=title, total=ra.total)}", ""]
+    out = [f"### {t('ui.round_finished', ui, title=title, total=ra.total)}", ""]
     quotes = distinct_quotes(ra)
     out += [
-        f"| {t('dimension', ui)} | {t('score', ui)} | {t('quotes', ui)} | {t('why', ui)} |",
+        f"| {t('ui.dimension', ui)} | {t('ui.score', ui)} | {t('ui.quotes', ui)} | {t('ui.why', ui)} |",
         "|---|---|---|---|",
     ]
     for d in DIMENSIONS:
         q = quotes.get(d)
-        shown = f"“{_md(_cut(q))}”" if q else f"<i>{t('no_quote', ui)}</i>"
+        shown = f"“{_md(_cut(q))}”" if q else f"<i>{t('ui.no_quote', ui)}</i>"
         note = dimension_note(rubric, ra, d, lang, ui)
         out.append(f"| {dim_title(rubric, d, ui)} | {ra.scores[d]}/5 | {shown} | {_md(note)} |")
     out.append("")
     if ra.flags:
-        out.append(f"**{t('flags', ui)}{_colon(ui)}**")
+        out.append(f"**{t('ui.flags', ui)}{_colon(ui)}**")
         out += [f"- {_md(flag_line(f, ui))}" for f in ra.flags]
         out.append("")
     if last:
-        out.append(t("round_finished_last", ui))
+        out.append(t("ui.round_finished_last", ui))
     return "\n".join(out)
 
 
@@ -572,16 +583,16 @@ def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
     """The whole transcript for a Markdown export, in the session's language: each turn with its time
     in the session, and a retried answer's earlier attempts under it."""
     lang: Lang = transcript.language
-    out = ["", f"## {t('transcript_heading', lang)}", ""]
+    out = ["", f"## {t('ui.transcript_heading', lang)}", ""]
     for tr in transcript.rounds:
         out += [f"### {round_title(rubric, tr.round, lang)}", ""]
         for turn in tr.turns:
-            who = t("interviewer" if turn.role == "interviewer" else "candidate", lang)
+            who = t("ui.interviewer" if turn.role == "interviewer" else "ui.candidate", lang)
             at = f" ({clock(turn.at_s)})" if turn.at_s is not None else ""
             out += [f"**{who}**{at}{_colon(lang)} {_md(turn.text)}", ""]
             for e in (turn.model_extra or {}).get("earlier") or []:
                 when = f" ({clock(e['at_s'])})" if e.get("at_s") is not None else ""
-                out += [f"> *{t('earlier_attempt', lang)}{when}:* {_md(str(e.get('text', '')))}", ""]
+                out += [f"> *{t('ui.earlier_attempt', lang)}{when}:* {_md(str(e.get('text', '')))}", ""]
     return "\n".join(out)
 
 
@@ -589,11 +600,11 @@ def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang) -> str:
     """The session's question and answer pairs so far, round by round."""
     if not transcript.rounds:
         return ""
-    out = [f"#### {t('conversation', ui)}", ""]
+    out = [f"#### {t('ui.conversation', ui)}", ""]
     for tr in transcript.rounds:
         out += [f"**{round_title(rubric, tr.round, ui)}**", ""]
         for turn in tr.turns:
-            who = t("interviewer", ui) if turn.role == "interviewer" else t("you", ui)
+            who = t("ui.interviewer", ui) if turn.role == "interviewer" else t("ui.you", ui)
             mark = "Q" if turn.role == "interviewer" else "A"
             out.append(
                 f"<p class='coach-turn coach-{mark.lower()}'><b>{html.escape(who)}:</b> {_md(turn.text)}</p>"

@@ -17,7 +17,6 @@ from agent.overrides import Override, OverrideLogError
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
-from agent.ui.strings import t
 from agent.ui.tabs.shared import (
     SessionPane,
     log_override,
@@ -29,56 +28,61 @@ from agent.ui.tabs.shared import (
     transcribe_into,
     view_state,
 )
+from agent.util.messages import t
 
 
 def build(ctx: AppContext) -> SessionPane:
     """The tab and its events; returns what the language switch re-renders."""
     T = ctx.texts
     ui_lang = ctx.ui_lang
-    with gr.Tab(t("tab_copilot", ui_lang), id="copilot") as tab_copilot:
-        T.register(tab_copilot, {"label": "tab_copilot"})
+    with gr.Tab(t("ui.tab_copilot", ui_lang), id="copilot") as tab_copilot:
+        T.register(tab_copilot, {"label": "ui.tab_copilot"})
         c_state = gr.State({})
-        T(gr.Markdown, {"value": "copilot_intro"})
+        T(gr.Markdown, {"value": "ui.copilot_intro"})
         with gr.Row():
-            c_plan = T(gr.Dropdown, {"label": "plan", "choices": ctx.plan_choices}, value="capacity", scale=2)
+            c_plan = T(
+                gr.Dropdown, {"label": "ui.plan", "choices": ctx.plan_choices}, value="capacity", scale=2
+            )
             c_lang = T(
                 gr.Radio,
-                {"label": "session_language"},
+                {"label": "ui.session_language"},
                 choices=LANG_CHOICES,
                 value=ui_lang,
                 scale=1,
                 elem_id="copilot-lang",
             )
-            c_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="copilot-start")
+            c_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="copilot-start")
         with gr.Row():
-            c_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="copilot-sid")
-            c_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2)
-            c_resume = T(gr.Button, {"value": "resume"}, scale=1)
+            c_sid = T(
+                gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
+            )
+            c_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2)
+            c_resume = T(gr.Button, {"value": "ui.resume"}, scale=1)
         c_progress = gr.HTML("")
         c_question = gr.Markdown("", elem_id="copilot-question")
         c_waiting = gr.Markdown("")
         with gr.Row():
             with gr.Column(scale=3):
-                c_answer = T(gr.Textbox, {"label": "candidate_answer"}, lines=5, elem_id="copilot-answer")
+                c_answer = T(gr.Textbox, {"label": "ui.candidate_answer"}, lines=5, elem_id="copilot-answer")
                 c_mic = T(
                     gr.Audio,
-                    {"label": "record"},
+                    {"label": "ui.record"},
                     sources=["microphone", "upload"],
                     type="filepath",
                     elem_id="copilot-mic",
                 )
                 with gr.Row():
-                    c_transcribe = T(gr.Button, {"value": "transcribe"}, elem_id="copilot-transcribe")
+                    c_transcribe = T(gr.Button, {"value": "ui.transcribe"}, elem_id="copilot-transcribe")
                     c_record = T(
-                        gr.Button, {"value": "save_answer"}, variant="primary", elem_id="copilot-record"
+                        gr.Button, {"value": "ui.save_answer"}, variant="primary", elem_id="copilot-record"
                     )
             with gr.Column(scale=3):
                 c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
-                c_pick = T(gr.Radio, {"label": "pick_followup"}, choices=[], elem_id="copilot-pick")
-                c_next = T(gr.Textbox, {"label": "next_question"}, lines=2, elem_id="copilot-next")
+                c_pick = T(gr.Radio, {"label": "ui.pick_followup"}, choices=[], elem_id="copilot-pick")
+                c_next = T(gr.Textbox, {"label": "ui.next_question"}, lines=2, elem_id="copilot-next")
                 with gr.Row():
-                    c_ask = T(gr.Button, {"value": "ask"}, variant="primary", elem_id="copilot-ask")
-                    c_close = T(gr.Button, {"value": "close_round"}, elem_id="copilot-close")
+                    c_ask = T(gr.Button, {"value": "ui.ask"}, variant="primary", elem_id="copilot-ask")
+                    c_close = T(gr.Button, {"value": "ui.close_round"}, elem_id="copilot-close")
         c_status = gr.Markdown("", elem_id="copilot-status")
         with gr.Row():
             with gr.Column(scale=3):
@@ -89,29 +93,29 @@ def build(ctx: AppContext) -> SessionPane:
             with gr.Row():
                 c_dim = T(
                     gr.Dropdown,
-                    {"label": "dimension", "choices": ctx.dim_choices},
+                    {"label": "ui.dimension", "choices": ctx.dim_choices},
                     value="accuracy",
                     elem_id="copilot-dim",
                 )
                 c_score = T(
                     gr.Slider,
-                    {"label": "new_score"},
+                    {"label": "ui.new_score"},
                     minimum=1,
                     maximum=5,
                     step=1,
                     value=3,
                     elem_id="copilot-score",
                 )
-                c_reviewer = T(gr.Textbox, {"label": "reviewer"}, elem_id="copilot-reviewer")
-            c_reason = T(gr.Textbox, {"label": "reason"}, elem_id="copilot-reason")
+                c_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, elem_id="copilot-reviewer")
+            c_reason = T(gr.Textbox, {"label": "ui.reason"}, elem_id="copilot-reason")
             with gr.Row():
                 # their labels name the round and dimension they act on (decision_labels), in the language
-                c_accept = gr.Button(t("accept_draft", ui_lang), elem_id="copilot-accept")
+                c_accept = gr.Button(t("ui.accept_draft", ui_lang), elem_id="copilot-accept")
                 c_override = gr.Button(
-                    t("save_override", ui_lang), variant="primary", elem_id="copilot-override"
+                    t("ui.save_override", ui_lang), variant="primary", elem_id="copilot-override"
                 )
             c_log_status = gr.Markdown("", elem_id="copilot-log-status")
-        with T(gr.Accordion, {"label": "raw_json"}, open=False):
+        with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
             c_view = gr.JSON(None)
 
     outputs = [
@@ -194,7 +198,9 @@ def copilot_out(
         state.update(answered_question(view))
     choices = [sg.text for sg in view.suggestions]
     done = view.status == "done"
-    notes = [n for n in (note, view.notice, view.message, t("copilot_finished", ui) if done else None) if n]
+    notes = [
+        n for n in (note, view.notice, view.message, t("ui.copilot_finished", ui) if done else None) if n
+    ]
     on = gr.update(interactive=not done)
     return [
         state,
@@ -216,8 +222,8 @@ def copilot_out(
 
 def waiting_md(view: SessionView, ui: Lang) -> str:
     """Whose turn it is: the candidate's answer or the interviewer's next question."""
-    who = {"candidate": "who_candidate", "interviewer": "who_interviewer"}.get(view.awaiting or "")
-    return t("waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else ""
+    who = {"candidate": "ui.who_candidate", "interviewer": "ui.who_interviewer"}.get(view.awaiting or "")
+    return t("ui.waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else ""
 
 
 def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
@@ -225,7 +231,7 @@ def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
     if view.report:
         return session_markdown(view.report, ctx.rubric)
     ra = view.last_assessment
-    return views.assessment_md(ra, ctx.rubric, ui, heading="draft_scores") if ra else ""
+    return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores") if ra else ""
 
 
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
@@ -286,11 +292,11 @@ def start_copilot(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if plan == "redo":
-        return copilot_note(ctx, state, ui, t("need_previous", ui))
+        return copilot_note(ctx, state, ui, t("ui.need_previous", ui))
     view = graph.start_session(
         plan or "capacity", lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request)
     )
-    return copilot_out(ctx, view, {}, ui, note=t("started", ui, sid=view.session_id))
+    return copilot_out(ctx, view, {}, ui, note=t("ui.started", ui, sid=view.session_id))
 
 
 @session_errors_noted(copilot_note)
@@ -299,7 +305,7 @@ def resume_copilot(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
-    return copilot_out(ctx, view, {}, ui, note=t("resumed", ui, sid=view.session_id))
+    return copilot_out(ctx, view, {}, ui, note=t("ui.resumed", ui, sid=view.session_id))
 
 
 def copilot_call(
@@ -307,7 +313,7 @@ def copilot_call(
 ) -> list[Any]:
     """`fn(session id, text)` on the tab's session, shown; a note when the tab has no session."""
     if not state.get("sid"):
-        return copilot_note(ctx, state, ui, t("no_session", ui), keep=text)
+        return copilot_note(ctx, state, ui, t("ui.no_session", ui), keep=text)
     return copilot_out(ctx, fn(state["sid"], text), state, ui, keep=text)
 
 
@@ -363,26 +369,26 @@ def decide(
     ui = lang_of(ui_v)
     draft = state.get("draft")
     if not state.get("sid") or not draft:
-        return f"⚠️ {t('no_draft', ui)}"
+        return f"⚠️ {t('ui.no_draft', ui)}"
     ra = RoundAssessment.model_validate(draft)
     judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
     if judge_score is None:
-        return f"⚠️ {t('need_round_dim', ui)}"
+        return f"⚠️ {t('ui.need_round_dim', ui)}"
     if accept:
         try:
             standing = latest_decision(ctx, state["sid"], ra.round, dim)
         except OverrideLogError as e:
-            return f"⚠️ {t('override_failed', ui, why=str(e))}"
+            return f"⚠️ {t('ui.override_failed', ui, why=str(e))}"
         if standing is not None:
             named = {
                 "round": views.round_title(ctx.rubric, ra.round, ui),
                 "dimension": views.dim_title(ctx.rubric, dim, ui),
             }
             if standing.human_score == judge_score:  # it already stands at the draft's score
-                return f"✓ {t('accept_already', ui, score=judge_score, id=standing.id, **named)}"
+                return f"✓ {t('ui.accept_already', ui, score=judge_score, id=standing.id, **named)}"
             if standing.human_score != standing.judge_score:  # an override the accept would undo
                 return "⚠️ " + t(
-                    "accept_refused",
+                    "ui.accept_refused",
                     ui,
                     human=standing.human_score,
                     reviewer=standing.reviewer,
@@ -397,7 +403,7 @@ def decide(
         dim=dim,
         judge_score=judge_score,
         human=judge_score if accept else int(score),
-        reason=(reason or t("accepted_reason", ui)) if accept else reason,
+        reason=(reason or t("ui.accepted_reason", ui)) if accept else reason,
         reviewer=reviewer,
         info=judge_info(ctx, ra),
         ui=ui,
@@ -417,12 +423,12 @@ def decision_labels(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_
     draft = state.get("draft") if state else None
     score = draft.get("scores", {}).get(dim) if draft and dim else None
     if not draft or score is None:
-        return [gr.update(value=t("accept_draft", ui)), gr.update(value=t("save_override", ui))]
+        return [gr.update(value=t("ui.accept_draft", ui)), gr.update(value=t("ui.save_override", ui))]
     named = {
         "round": views.round_title(ctx.rubric, draft.get("round"), ui),
         "dimension": views.dim_title(ctx.rubric, str(dim), ui),
     }
     return [
-        gr.update(value=t("accept_on", ui, score=score, **named)),
-        gr.update(value=t("override_on", ui, **named)),
+        gr.update(value=t("ui.accept_on", ui, score=score, **named)),
+        gr.update(value=t("ui.override_on", ui, **named)),
     ]

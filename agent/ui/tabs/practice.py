@@ -22,7 +22,6 @@ from agent.rubric.model import SELF_CHECK, Lang
 from agent.ui import views
 from agent.ui.auth import browser_secret
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
-from agent.ui.strings import t
 from agent.ui.tabs.shared import (
     SessionPane,
     progress,
@@ -33,6 +32,7 @@ from agent.ui.tabs.shared import (
     transcribe,
     view_state,
 )
+from agent.util.messages import t
 from agent.voice import VoiceUnavailable
 from agent.voice.delivery import Delivery, combine, delivery_of
 
@@ -41,26 +41,26 @@ def build(ctx: AppContext) -> SessionPane:
     """The tab and its events; returns what the language switch re-renders."""
     T = ctx.texts
     ui_lang = ctx.ui_lang
-    with gr.Tab(t("tab_practice", ui_lang), id="practice") as tab_practice:
-        T.register(tab_practice, {"label": "tab_practice"})
+    with gr.Tab(t("ui.tab_practice", ui_lang), id="practice") as tab_practice:
+        T.register(tab_practice, {"label": "ui.tab_practice"})
         p_state = gr.State({})
         # the session this browser practises now, kept in its local storage: a reload resumes it
         p_saved = gr.BrowserState(None, storage_key="interview-coach-practice", secret=browser_secret())
         # the round-finished moment: at the top, until the candidate continues
         with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
             p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
-            p_continue = T(gr.Button, {"value": "continue"}, variant="primary", elem_id="continue")
+            p_continue = T(gr.Button, {"value": "ui.continue"}, variant="primary", elem_id="continue")
         with gr.Row():
             p_plan = T(
                 gr.Dropdown,
-                {"label": "plan", "choices": ctx.plan_choices},
+                {"label": "ui.plan", "choices": ctx.plan_choices},
                 value="concepts",
                 scale=2,
                 elem_id="plan",
             )
             p_lang = T(
                 gr.Radio,
-                {"label": "session_language"},
+                {"label": "ui.session_language"},
                 choices=LANG_CHOICES,
                 value=ui_lang,
                 scale=1,
@@ -68,26 +68,28 @@ def build(ctx: AppContext) -> SessionPane:
             )
             p_self_check = T(
                 gr.Checkbox,
-                {"label": "add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
+                {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
                 value=False,
                 scale=1,
                 elem_id="self-check",
             )
-            p_prev = T(gr.Textbox, {"label": "previous_session"}, scale=1)
-            p_start = T(gr.Button, {"value": "start"}, variant="primary", scale=1, elem_id="start")
+            p_prev = T(gr.Textbox, {"label": "ui.previous_session"}, scale=1)
+            p_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="start")
         with gr.Row():
-            p_sid = T(gr.Textbox, {"label": "session_id"}, interactive=False, scale=2, elem_id="practice-sid")
+            p_sid = T(
+                gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="practice-sid"
+            )
             p_unfinished = T(
                 gr.Dropdown,
-                {"label": "unfinished"},
+                {"label": "ui.unfinished"},
                 choices=[],
                 value=None,
                 allow_custom_value=True,
                 scale=3,
                 elem_id="practice-unfinished",
             )
-            p_resume_id = T(gr.Textbox, {"label": "resume_id"}, scale=2, elem_id="practice-resume-id")
-            p_resume = T(gr.Button, {"value": "resume"}, scale=1, elem_id="resume")
+            p_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2, elem_id="practice-resume-id")
+            p_resume = T(gr.Button, {"value": "ui.resume"}, scale=1, elem_id="resume")
         p_progress = gr.HTML("", elem_id="practice-progress")
         with gr.Row():
             with gr.Column(scale=3):
@@ -95,7 +97,7 @@ def build(ctx: AppContext) -> SessionPane:
             with gr.Column(scale=1, min_width=220):
                 p_audio_q = T(
                     gr.Audio,
-                    {"label": "question_audio"},
+                    {"label": "ui.question_audio"},
                     type="numpy",
                     autoplay=True,
                     interactive=False,
@@ -107,7 +109,7 @@ def build(ctx: AppContext) -> SessionPane:
         p_heard = gr.State([])
         p_answer = T(
             gr.Textbox,
-            {"label": "answer", "placeholder": "answer_placeholder"},
+            {"label": "ui.answer", "placeholder": "ui.answer_placeholder"},
             lines=6,
             max_lines=20,
             elem_id="answer",
@@ -115,20 +117,20 @@ def build(ctx: AppContext) -> SessionPane:
         with gr.Row():
             p_mic = T(
                 gr.Audio,
-                {"label": "record"},
+                {"label": "ui.record"},
                 sources=["microphone", "upload"],
                 type="filepath",
                 elem_id="practice-mic",
                 scale=2,
             )
             with gr.Column(scale=1):
-                p_transcribe = T(gr.Button, {"value": "transcribe"})
-                p_send = T(gr.Button, {"value": "send"}, variant="primary", elem_id="send")
-                p_retry = T(gr.Button, {"value": "retry"}, interactive=False, elem_id="retry")
+                p_transcribe = T(gr.Button, {"value": "ui.transcribe"})
+                p_send = T(gr.Button, {"value": "ui.send"}, variant="primary", elem_id="send")
+                p_retry = T(gr.Button, {"value": "ui.retry"}, interactive=False, elem_id="retry")
                 p_retry_cancel = T(
-                    gr.Button, {"value": "retry_cancel"}, visible=False, elem_id="retry-cancel"
+                    gr.Button, {"value": "ui.retry_cancel"}, visible=False, elem_id="retry-cancel"
                 )
-                p_finish = T(gr.Button, {"value": "finish_round"}, variant="secondary")
+                p_finish = T(gr.Button, {"value": "ui.finish_round"}, variant="secondary")
         p_status = gr.Markdown("", elem_id="practice-status")
         with gr.Row(equal_height=False):
             p_insight = gr.Markdown(
@@ -149,7 +151,7 @@ def build(ctx: AppContext) -> SessionPane:
             "", elem_id="conversation", elem_classes=["coach-md", "coach-conversation"]
         )
         p_report = gr.Markdown("", elem_id="practice-report", elem_classes=["coach-md"])
-        with T(gr.Accordion, {"label": "raw_json"}, open=False):
+        with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
             p_view = gr.JSON(None)
 
     outputs = [
@@ -315,7 +317,9 @@ def practice_out(
     if (round_ended or (not same_session and view.status == "done")) and scored is not None:
         # at the end of the session the report below holds the scores; the sources stay useful
         result = (
-            "" if view.status == "done" else views.assessment_md(scored, rubric, ui, heading="round_scores")
+            ""
+            if view.status == "done"
+            else views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
         )
         sources = snippets_for(ctx, round_text(view, scored.round), ui)
         banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
@@ -431,7 +435,7 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
         if state.get("banner"):
             banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
         if view.status != "done":
-            result = views.assessment_md(scored, rubric, ui, heading="round_scores")
+            result = views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
     insight: Any = gr.update()
     info = state.get("insight")
     current = scored if info and info.get("round_over") else last
@@ -465,7 +469,7 @@ def confirm_js(index: int) -> str:
     """Before Start or Resume replaces a session under way (a session id shown, the progress not 'done'):
     the browser's confirm, in the interface language; "keep" sends KEEP as the input at `index` (a free
     text input: Gradio checks a dropdown's value against its choices)."""
-    ask = {lang: t("confirm_replace", lang) for lang in ("en", "zh")}
+    ask = {lang: t("ui.confirm_replace", lang) for lang in ("en", "zh")}
     return (
         "(...args) => { const sid = document.querySelector('#practice-sid :is(input, textarea)')?.value;"
         " const done = document.querySelector('#practice-progress .coach-progress.done');"
@@ -491,7 +495,7 @@ def plan_controls(view: SessionView) -> list[Any]:
 
 def self_check_info(ctx: AppContext, lang: Lang) -> str:
     """The self-check box's hint: what the round is and its minutes."""
-    return t("add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
+    return t("ui.add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
 
 
 def remember(state: dict[str, Any]) -> str | None:
@@ -508,7 +512,7 @@ def list_unfinished(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
             continue
         plan = ctx.plan_name(s.plan, ui)
         when = s.updated_at[:16].replace("T", " ")
-        choices.append((t("unfinished_item", ui, plan=plan, when=when, sid=s.session_id), s.session_id))
+        choices.append((t("ui.unfinished_item", ui, plan=plan, when=when, sid=s.session_id), s.session_id))
     return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)
 
 
@@ -535,7 +539,9 @@ def restore_practice(
         return unchanged
     if view.status == "done":
         return unchanged
-    return practice_out(ctx, view, {}, ui, request.session_hash, note=t("restored", ui, sid=view.session_id))
+    return practice_out(
+        ctx, view, {}, ui, request.session_hash, note=t("ui.restored", ui, sid=view.session_id)
+    )
 
 
 @session_errors_noted(practice_note)
@@ -559,12 +565,14 @@ def start_practice(
     spec = plan or "concepts"
     if spec == "redo":
         if not (prev_sid or "").strip():
-            return practice_note(ctx, state, ui, t("need_previous", ui))
+            return practice_note(ctx, state, ui, t("ui.need_previous", ui))
         spec = f"redo {prev_sid.strip()}"
     if self_check and spec != SELF_CHECK:
         spec = f"{spec} {ADD_SELF_CHECK}"
     view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
-    return practice_out(ctx, view, {}, ui, request.session_hash, note=t("started", ui, sid=view.session_id))
+    return practice_out(
+        ctx, view, {}, ui, request.session_hash, note=t("ui.started", ui, sid=view.session_id)
+    )
 
 
 @session_errors_noted(practice_note)
@@ -575,9 +583,11 @@ def resume_practice(
     if sid == KEEP:
         return practice_note(ctx, state, ui, "")
     if not (sid or "").strip():
-        return practice_note(ctx, state, ui, t("need_session_id", ui))
+        return practice_note(ctx, state, ui, t("ui.need_session_id", ui))
     view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
-    return practice_out(ctx, view, {}, ui, request.session_hash, note=t("resumed", ui, sid=view.session_id))
+    return practice_out(
+        ctx, view, {}, ui, request.session_hash, note=t("ui.resumed", ui, sid=view.session_id)
+    )
 
 
 @session_errors_noted(practice_note)
@@ -592,7 +602,7 @@ def send_answer(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("no_session", ui), keep=text)
+        return practice_note(ctx, state, ui, t("ui.no_session", ui), keep=text)
     owner = ctx.owner_of(owner_v, request)
     spoken = spoken_delivery(heard, text or "")
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
@@ -668,7 +678,7 @@ def finish_round(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("no_session", ui))
+        return practice_note(ctx, state, ui, t("ui.no_session", ui))
     view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash)
 
@@ -680,7 +690,7 @@ def continue_round(
     """After the round-finished banner: the next round's question, shown and spoken; its clock starts now."""
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("no_session", ui))
+        return practice_note(ctx, state, ui, t("ui.no_session", ui))
     view = graph.start_round_clock(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, state, ui, request.session_hash, continued=True)
 
@@ -704,7 +714,7 @@ def start_retry(
     box to rework; Send then replaces it (the earlier attempt is kept and compared)."""
     ui = lang_of(ui_v)
     if not state.get("sid") or not state.get("can_retry"):
-        return retry_out(state, ui, gr.update(), t("nothing_to_retry", ui))
+        return retry_out(state, ui, gr.update(), t("ui.nothing_to_retry", ui))
     try:
         view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
     except graph.SessionError as e:
@@ -718,9 +728,9 @@ def start_retry(
         else None
     )
     if k is None or asked is None:
-        return retry_out(state, ui, gr.update(), t("nothing_to_retry", ui))
+        return retry_out(state, ui, gr.update(), t("ui.nothing_to_retry", ui))
     state = {**state, "retrying": {"question": asked}}
-    return retry_out(state, ui, turns[k].text, t("retry_hint", ui))
+    return retry_out(state, ui, turns[k].text, t("ui.retry_hint", ui))
 
 
 def cancel_retry(ctx: AppContext, state: dict[str, Any], ui_v: str) -> list[Any]:
@@ -751,7 +761,7 @@ def speak(ctx: AppContext, text: str | None, lang: Lang, ui: Lang) -> tuple[Any,
     try:
         return wav_array(ctx.services.tts().synthesize(text, lang)), None
     except (VoiceUnavailable, OSError, ValueError) as e:
-        return None, t("tts_unavailable", ui, why=str(e))
+        return None, t("ui.tts_unavailable", ui, why=str(e))
 
 
 def wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:

@@ -20,7 +20,7 @@ from agent.ui import views
 from agent.ui.charts import radar
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import download_dir
-from agent.ui.strings import t
+from agent.util.messages import t
 
 HISTORY_LIMIT = 50
 
@@ -28,34 +28,34 @@ HISTORY_LIMIT = 50
 def build(ctx: AppContext) -> None:
     """The tab and its events (it shows the report open in Review on request)."""
     T = ctx.texts
-    with gr.Tab(t("tab_reports", ctx.ui_lang), id="reports") as tab_reports:
-        T.register(tab_reports, {"label": "tab_reports"})
+    with gr.Tab(t("ui.tab_reports", ctx.ui_lang), id="reports") as tab_reports:
+        T.register(tab_reports, {"label": "ui.tab_reports"})
         rep_state = gr.State(None)
         with gr.Row():
             rep_sessions = T(
                 gr.Dropdown,
-                {"label": "my_sessions"},
+                {"label": "ui.my_sessions"},
                 choices=[],
                 scale=3,
                 allow_custom_value=True,
                 elem_id="reports-sessions",
             )
-            rep_refresh = T(gr.Button, {"value": "refresh"}, scale=1)
-            rep_open = T(gr.Button, {"value": "open"}, variant="primary", scale=1, elem_id="reports-open")
-            rep_use_review = T(gr.Button, {"value": "use_review"}, scale=1)
+            rep_refresh = T(gr.Button, {"value": "ui.refresh"}, scale=1)
+            rep_open = T(gr.Button, {"value": "ui.open"}, variant="primary", scale=1, elem_id="reports-open")
+            rep_use_review = T(gr.Button, {"value": "ui.use_review"}, scale=1)
         rep_status = gr.Markdown("", elem_id="reports-status")
         with gr.Row():
             with gr.Column(scale=3):
-                rep_chart = T(gr.Plot, {"label": "radar"}, elem_id="reports-radar")
+                rep_chart = T(gr.Plot, {"label": "ui.radar"}, elem_id="reports-radar")
             with gr.Column(scale=2):
                 rep_summary = gr.Markdown("", elem_id="reports-summary")
                 with gr.Row():
-                    rep_json = T(gr.DownloadButton, {"label": "download_json"}, value=None)
-                    rep_md = T(gr.DownloadButton, {"label": "download_md"}, value=None)
+                    rep_json = T(gr.DownloadButton, {"label": "ui.download_json"}, value=None)
+                    rep_md = T(gr.DownloadButton, {"label": "ui.download_md"}, value=None)
                 with gr.Row():
                     rep_pkg_zip = T(
                         gr.DownloadButton,
-                        {"label": "download_package"},
+                        {"label": "ui.download_package"},
                         value=None,
                         interactive=False,
                         variant="primary",
@@ -63,30 +63,38 @@ def build(ctx: AppContext) -> None:
                     )
                     rep_pkg_html = T(
                         gr.DownloadButton,
-                        {"label": "download_package_page"},
+                        {"label": "ui.download_package_page"},
                         value=None,
                         interactive=False,
                         elem_id="download-package-page",
                     )
-                T(gr.Markdown, {"value": "package_hint"}, elem_id="package-hint")
+                T(gr.Markdown, {"value": "ui.package_hint"}, elem_id="package-hint")
         rep_history = T(
             gr.Dataframe,
-            {"label": "history", "headers": history_headers},
+            {"label": "ui.history", "headers": history_headers},
             interactive=False,
             wrap=True,
         )
         with gr.Row():
             rep_a = T(
-                gr.Dropdown, {"label": "attempt_a"}, choices=[], allow_custom_value=True, elem_id="reports-a"
+                gr.Dropdown,
+                {"label": "ui.attempt_a"},
+                choices=[],
+                allow_custom_value=True,
+                elem_id="reports-a",
             )
             rep_b = T(
-                gr.Dropdown, {"label": "attempt_b"}, choices=[], allow_custom_value=True, elem_id="reports-b"
+                gr.Dropdown,
+                {"label": "ui.attempt_b"},
+                choices=[],
+                allow_custom_value=True,
+                elem_id="reports-b",
             )
-            rep_compare = T(gr.Button, {"value": "compare"})
+            rep_compare = T(gr.Button, {"value": "ui.compare"})
         rep_cmp = T(
             gr.Dataframe,
             # the empty table again on a language switch: Gradio renames an empty table's columns only so
-            {"label": "compare", "headers": compare_headers, "value": empty_compare},
+            {"label": "ui.compare", "headers": compare_headers, "value": empty_compare},
             interactive=False,
         )
 
@@ -106,11 +114,11 @@ def build(ctx: AppContext) -> None:
 
 
 def history_headers(lang: Lang) -> list[str]:
-    return [t(k, lang) for k in ("col_session", "col_plan", "col_when", "col_totals")]
+    return [t(k, lang) for k in ("ui.col_session", "ui.col_plan", "ui.col_when", "ui.col_totals")]
 
 
 def compare_headers(lang: Lang) -> list[str]:
-    return [t(k, lang) for k in ("col_round", "col_dimension", "col_a", "col_b", "col_change")]
+    return [t(k, lang) for k in ("ui.col_round", "ui.col_dimension", "ui.col_a", "ui.col_b", "ui.col_change")]
 
 
 def empty_compare(lang: Lang) -> dict[str, Any]:
@@ -225,7 +233,7 @@ def open_report(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not sid:
-        return [gr.update(), f"⚠️ {t('need_session_id', ui)}", *[gr.update()] * 4, *no_package()]
+        return [gr.update(), f"⚠️ {t('ui.need_session_id', ui)}", *[gr.update()] * 4, *no_package()]
     owner = ctx.owner_of(owner_v, request)
     try:
         view = graph.get_session(sid, owner=owner)
@@ -233,14 +241,14 @@ def open_report(
     except SessionError as e:
         return [gr.update(), f"⚠️ {e}", *[gr.update()] * 4, *no_package()]
     if view.report is None:
-        return [gr.update(), f"⚠️ {t('nothing_to_grade', ui)}", *[gr.update()] * 4, *no_package()]
+        return [gr.update(), f"⚠️ {t('ui.nothing_to_grade', ui)}", *[gr.update()] * 4, *no_package()]
     return show_report(ctx, view.report, ui, package=package, transcript=view.transcript)
 
 
 def use_review_report(ctx: AppContext, rep: dict[str, Any] | None, ui_v: str) -> list[Any]:
     ui = lang_of(ui_v)
     if not rep:
-        return [gr.update(), f"⚠️ {t('no_report', ui)}", *[gr.update()] * 4, *no_package()]
+        return [gr.update(), f"⚠️ {t('ui.no_report', ui)}", *[gr.update()] * 4, *no_package()]
     # an uploaded report, or someone else's session under review: no evidence package from here
     return show_report(ctx, SessionReport.model_validate(rep["report"]), ui, rep.get("key"))
 
@@ -265,9 +273,9 @@ def compare_attempts(
             before, after = ra_a[rid].scores[d], ra_b[rid].scores[d]
             rows.append([title, views.dim_title(ctx.rubric, d, ui), before, after, f"{after - before:+d}"])
         before_total, after_total = ra_a[rid].total, ra_b[rid].total
-        rows.append([title, t("total", ui), before_total, after_total, f"{after_total - before_total:+d}"])
+        rows.append([title, t("ui.total", ui), before_total, after_total, f"{after_total - before_total:+d}"])
     if not rows:
-        raise gr.Error(t("no_common_rounds", ui))
+        raise gr.Error(t("ui.no_common_rounds", ui))
     return rows
 
 

@@ -28,8 +28,8 @@ from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
-from agent.ui.strings import t
 from agent.ui.tabs.shared import first_error, log_override
+from agent.util.messages import t
 
 BULK_QUEUE = "bulk-grading"
 
@@ -37,37 +37,37 @@ BULK_QUEUE = "bulk-grading"
 def build(ctx: AppContext) -> None:
     """The tab and its events; the report it opens goes to `ctx.report_state`."""
     T = ctx.texts
-    with gr.Tab(t("tab_review", ctx.ui_lang), id="review") as tab_review:
-        T.register(tab_review, {"label": "tab_review"})
-        T(gr.Markdown, {"value": "review_intro"})
+    with gr.Tab(t("ui.tab_review", ctx.ui_lang), id="review") as tab_review:
+        T.register(tab_review, {"label": "ui.tab_review"})
+        T(gr.Markdown, {"value": "ui.review_intro"})
         with gr.Row():
             r_file = T(
                 gr.File,
-                {"label": "report_file"},
+                {"label": "ui.report_file"},
                 file_types=[".json"],
                 type="filepath",
                 scale=2,
                 elem_id="review-file",
             )
             with gr.Column(scale=1):
-                r_sid = T(gr.Textbox, {"label": "open_session_id"}, elem_id="review-sid")
-                r_open_sid = T(gr.Button, {"value": "open_session"})
+                r_sid = T(gr.Textbox, {"label": "ui.open_session_id"}, elem_id="review-sid")
+                r_open_sid = T(gr.Button, {"value": "ui.open_session"})
         r_status = gr.Markdown("", elem_id="review-status")
         r_summary = gr.Markdown("", elem_classes=["coach-md"])
-        T(gr.Markdown, {"value": lambda lang: f"#### {t('scores_table', lang)}"})
+        T(gr.Markdown, {"value": lambda lang: f"#### {t('ui.scores_table', lang)}"})
         r_table = gr.HTML("", elem_id="review-table")
         with gr.Group():
             with gr.Row():
-                r_round = T(gr.Dropdown, {"label": "round"}, choices=[], allow_custom_value=True)
+                r_round = T(gr.Dropdown, {"label": "ui.round"}, choices=[], allow_custom_value=True)
                 r_dim = T(
                     gr.Dropdown,
-                    {"label": "dimension", "choices": ctx.dim_choices},
+                    {"label": "ui.dimension", "choices": ctx.dim_choices},
                     value="accuracy",
                     elem_id="review-dim",
                 )
                 r_score = T(
                     gr.Slider,
-                    {"label": "new_score"},
+                    {"label": "ui.new_score"},
                     minimum=1,
                     maximum=5,
                     step=1,
@@ -75,11 +75,11 @@ def build(ctx: AppContext) -> None:
                     elem_id="review-score",
                 )
             with gr.Row():
-                r_reason = T(gr.Textbox, {"label": "reason"}, scale=3, elem_id="review-reason")
-                r_reviewer = T(gr.Textbox, {"label": "reviewer"}, scale=1, elem_id="review-reviewer")
-            r_save = T(gr.Button, {"value": "save_override"}, variant="primary", elem_id="review-save")
+                r_reason = T(gr.Textbox, {"label": "ui.reason"}, scale=3, elem_id="review-reason")
+                r_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, scale=1, elem_id="review-reviewer")
+            r_save = T(gr.Button, {"value": "ui.save_override"}, variant="primary", elem_id="review-save")
             r_save_status = gr.Markdown("", elem_id="review-save-status")
-        T(gr.Markdown, {"value": lambda lang: f"#### {t('override_log', lang)}"})
+        T(gr.Markdown, {"value": lambda lang: f"#### {t('ui.override_log', lang)}"})
         r_log = gr.HTML("", elem_id="review-log")
 
     ui, owner_state, report_state = ctx.ui, ctx.owner_state, ctx.report_state
@@ -132,7 +132,7 @@ def loaded(
     """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
     `stored`: it is a stored session's (access is checked again when an override is saved)."""
     key = key or report.id
-    opened = t("opened", ui, id=report.id, kind=t(kind, ui))
+    opened = t("ui.opened", ui, id=report.id, kind=t(kind, ui))
     rep = {
         "report": report.model_dump(mode="json"),
         "session": isinstance(report, SessionReport),
@@ -195,9 +195,9 @@ def open_stored(ctx: AppContext, sid: str, session_owner: str | None, ui: Lang, 
     if view.report is not None:
         return loaded(ctx, view.report, kind, ui, stored=True)
     if not view.transcript.rounds:
-        return failed(t("nothing_to_grade", ui))
+        return failed(t("ui.nothing_to_grade", ui))
     try:
-        return loaded(ctx, grade_in_worker(view.transcript), "kind_session_partial", ui, stored=True)
+        return loaded(ctx, grade_in_worker(view.transcript), "ui.kind_session_partial", ui, stored=True)
     except (SessionError, TranscriptError, ValueError) as e:
         return failed(str(e))
 
@@ -207,26 +207,26 @@ def open_report_file(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not path:
-        return failed(t("no_report", ui))
+        return failed(t("ui.no_report", ui))
     try:
         data = safe_upload(path).read_bytes()
         obj = json.loads(data.decode("utf-8-sig"))
     except UploadRefused as e:
-        return failed(t("bad_file", ui, why=str(e)))
+        return failed(t("ui.bad_file", ui, why=str(e)))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return failed(t("bad_file", ui, why=f"not JSON ({e})"))
+        return failed(t("ui.bad_file", ui, why=f"not JSON ({e})"))
     report: SessionReport | None = None
     if isinstance(obj, dict) and "judge" in obj and isinstance(obj.get("rounds"), list):
         try:
             report = SessionReport.model_validate(obj)
         except ValidationError as e:
-            return failed(t("bad_file", ui, why=first_error(e)))
+            return failed(t("ui.bad_file", ui, why=first_error(e)))
         file_id = report.id
     else:
         try:
             transcript = parse_transcript(data, Path(path).name)
         except TranscriptError as e:
-            return failed(t("bad_file", ui, why=str(e)))
+            return failed(t("ui.bad_file", ui, why=str(e)))
         file_id = transcript.id
     owner = ctx.owner_of(owner_v, request)
     try:
@@ -235,17 +235,17 @@ def open_report_file(
         return failed(str(e))
     if found is not None:  # the file names a stored session: its owner's, or a reviewer's to open
         if not ctx.may_review(found, owner, request):
-            return failed(t("upload_not_yours", ui, id=file_id))
-        return open_stored(ctx, found.session_id, found.owner, ui, "kind_upload_stored")
+            return failed(t("ui.upload_not_yours", ui, id=file_id))
+        return open_stored(ctx, found.session_id, found.owner, ui, "ui.kind_upload_stored")
     key = upload_key(owner, file_id)
-    note = t("upload_key", ui, where=key)
+    note = t("ui.upload_key", ui, where=key)
     if report is not None:
-        return loaded(ctx, report, "kind_report", ui, key=key, note=note)
+        return loaded(ctx, report, "ui.kind_report", ui, key=key, note=note)
     try:
         graded = grade_in_worker(transcript)
     except (SessionError, TranscriptError, ValueError) as e:
         return failed(str(e))
-    return loaded(ctx, graded, "kind_transcript", ui, key=key, note=note)
+    return loaded(ctx, graded, "ui.kind_transcript", ui, key=key, note=note)
 
 
 def open_session_report(
@@ -253,7 +253,7 @@ def open_session_report(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not (sid or "").strip():
-        return failed(t("need_session_id", ui))
+        return failed(t("ui.need_session_id", ui))
     sid = sid.strip()
     session_owner: str | None = ctx.owner_of(owner_v, request)
     if ctx.is_reviewer(request):  # a reviewer opens anyone's session
@@ -263,7 +263,7 @@ def open_session_report(
             return failed(str(e))
         if found is not None:
             session_owner = found.owner
-    return open_stored(ctx, sid, session_owner, ui, "kind_session")
+    return open_stored(ctx, sid, session_owner, ui, "ui.kind_session")
 
 
 def save_override(
@@ -280,7 +280,7 @@ def save_override(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if not rep:
-        return [f"⚠️ {t('no_report', ui)}", *[gr.update()] * 3]
+        return [f"⚠️ {t('ui.no_report', ui)}", *[gr.update()] * 3]
     report = SessionReport.model_validate(rep["report"])
     key = str(rep.get("key") or report.id)
     if rep.get("stored"):  # still the caller's to review (a reviewer role may have been taken away)
@@ -289,10 +289,10 @@ def save_override(
         except SessionError as e:
             return [f"⚠️ {e}", *[gr.update()] * 3]
         if found is None or not ctx.may_review(found, ctx.owner_of(owner_v, request), request):
-            return [f"⚠️ {t('not_yours_now', ui, id=report.id)}", *[gr.update()] * 3]
+            return [f"⚠️ {t('ui.not_yours_now', ui, id=report.id)}", *[gr.update()] * 3]
     ra = next((r for r in report.rounds if r.round == round_id), None)
     if ra is None or dim not in ra.scores:
-        return [f"⚠️ {t('need_round_dim', ui)}", *[gr.update()] * 3]
+        return [f"⚠️ {t('ui.need_round_dim', ui)}", *[gr.update()] * 3]
     msg = log_override(
         ctx,
         report_id=key,

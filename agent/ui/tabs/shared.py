@@ -21,7 +21,7 @@ from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
-from agent.ui.strings import t
+from agent.util.messages import t
 from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable
 from agent.voice.stt import MAX_AUDIO_BYTES
 
@@ -53,18 +53,22 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
     if not state.get("sid"):
         return ""
     if state.get("held"):
-        return t("round_held", ui)
+        return t("ui.round_held", ui)
     retrying = state.get("retrying")
     if retrying:
-        return f"**{t('retry_label', ui)} · {t('question', ui)}:** {retrying['question']}"
+        return f"**{t('ui.retry_label', ui)} · {t('ui.question', ui)}:** {retrying['question']}"
     question = state.get("question")
     if question:
         label = views.question_label(state.get("kind"), ui)
-        head = f"{label + ' · ' if label else ''}{t('question', ui)}"
+        head = f"{label + ' · ' if label else ''}{t('ui.question', ui)}"
         if state.get("answered"):  # co-pilot: the question just answered, until the next one is asked
-            head += f" ({t('question_answered', ui)})" if ui == "en" else f"（{t('question_answered', ui)}）"
+            head += (
+                f" ({t('ui.question_answered', ui)})"
+                if ui == "en"
+                else f"（{t('ui.question_answered', ui)}）"
+            )
         return f"**{head}:** {question}"
-    return "" if state.get("status") == "done" else t("no_question", ui)
+    return "" if state.get("status") == "done" else t("ui.no_question", ui)
 
 
 def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
@@ -138,9 +142,9 @@ def snippets_for(ctx: AppContext, text: str, ui: Lang) -> str:
     try:
         found = ctx.services.retriever()(text, SNIPPETS_SHOWN)
     except SourcesUnavailable as e:
-        return t("index_not_built", ui) if e.not_built else t("sources_unavailable", ui, why=str(e))
+        return t("ui.index_not_built", ui) if e.not_built else t("ui.sources_unavailable", ui, why=str(e))
     except Exception as e:  # the index is an aid: its failure must not break the interview
-        return t("sources_unavailable", ui, why=f"{type(e).__name__}: {e}")
+        return t("ui.sources_unavailable", ui, why=f"{type(e).__name__}: {e}")
     return views.snippets_md(found, ui)
 
 
@@ -159,20 +163,20 @@ def transcribe(
     current = current or ""
     lang, ui = lang_of(state.get("lang") or lang), lang_of(ui_v)
     if not audio:
-        return current, t("no_audio", ui), None
+        return current, t("ui.no_audio", ui), None
     try:
         path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
         heard = ctx.services.stt().transcribe(path, lang)
     except UploadRefused as e:
-        return current, t("bad_file", ui, why=str(e)), None
+        return current, t("ui.bad_file", ui, why=str(e)), None
     except AudioDecodeError as e:
         return current, f"⚠️ {e}", None
     except VoiceUnavailable as e:
-        return current, t("voice_unavailable", ui, why=str(e)), None
+        return current, t("ui.voice_unavailable", ui, why=str(e)), None
     if not heard.text:
-        return current, t("no_speech", ui), None
+        return current, t("ui.no_speech", ui), None
     text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text
-    return text, t("transcribed", ui, seconds=heard.duration_s, engine=heard.engine), heard
+    return text, t("ui.transcribed", ui, seconds=heard.duration_s, engine=heard.engine), heard
 
 
 def first_error(e: ValidationError) -> str:
@@ -197,14 +201,14 @@ def log_override(
     """Writes one override to the log; "✓ …" when it was written, else "⚠️ …" saying why not."""
     if ctx.services.require_login:
         if not request.username:
-            return f"⚠️ {t('need_login', ui)}"
+            return f"⚠️ {t('ui.need_login', ui)}"
         reviewer = str(request.username)
     if not round_id or dim not in DIMENSIONS:
-        return f"⚠️ {t('need_round_dim', ui)}"
+        return f"⚠️ {t('ui.need_round_dim', ui)}"
     if not (reason or "").strip():
-        return f"⚠️ {t('need_reason', ui)}"
+        return f"⚠️ {t('ui.need_reason', ui)}"
     if not (reviewer or "").strip():
-        return f"⚠️ {t('need_reviewer', ui)}"
+        return f"⚠️ {t('ui.need_reviewer', ui)}"
     try:
         row = ctx.services.overrides.append(
             NewOverride.model_validate(
@@ -223,11 +227,11 @@ def log_override(
             )
         )
     except ValidationError as e:
-        return f"⚠️ {t('override_failed', ui, why=first_error(e))}"
+        return f"⚠️ {t('ui.override_failed', ui, why=first_error(e))}"
     except OverrideLogError as e:
-        return f"⚠️ {t('override_failed', ui, why=str(e))}"
+        return f"⚠️ {t('ui.override_failed', ui, why=str(e))}"
     return "✓ " + t(
-        "override_saved",
+        "ui.override_saved",
         ui,
         round=views.round_title(ctx.rubric, row.round, ui),
         dimension=views.dim_title(ctx.rubric, row.dimension, ui),
