@@ -15,6 +15,7 @@ from agent.contracts.checklist import Checks, NumberFinding, PathFinding
 from agent.judge import capacity
 from agent.judge.matching import (
     Sentence,
+    Term,
     any_term,
     compile_terms,
     first_term,
@@ -449,17 +450,48 @@ def default_path_checker() -> PathChecker:
 
 
 def mutation_before_evidence(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:
-    """The first sentence that changes the system before any sentence gathers evidence, if any."""
+    """The first sentence that changes the system before any sentence of its answer gathers evidence, if any.
+
+    Each answer of the round counts on its own: a follow-up brings news ("the rollback did not help"), and
+    restarting the pool first in reply to it is a change before evidence whatever the first answer gathered.
+    A negator counts only just before the change it denies ("don't restart", "而不是重启"), not anywhere in
+    the sentence ("it's not a canary thing, so first I'd restart the pool")."""
+    gathered: set[int] = set()
     for s in sents:
+        if s.turn in gathered:
+            continue
         if any_term(s.lower, lex["evidence_gathering"]):
-            return None
-        if (
-            any_term(s.lower, lex["mutation"])
-            and not any_term(s.lower, lex["containment"])
-            and not any_term(s.lower, lex["negation"])
-        ):
+            gathered.add(s.turn)
+            continue
+        if _mutates(s.lower, lex):
             return s.text
     return None
+
+
+def _mutates(lower: str, lex: dict[str, Any]) -> bool:
+    """A sentence that changes the system: a mutation term with no negator in the 24 characters before it and
+    no dismissal just after it (`mutation_dismissed`), and no containment in the sentence."""
+    if any_term(lower, lex["containment"]):
+        return False
+    for term in compile_terms(tuple(lex["mutation"])):
+        for at in _starts(lower, term):
+            if any_term(lower[max(0, at - 24) : at], lex["negation"]):
+                continue
+            if any_term(lower[at : at + 24], lex.get("mutation_dismissed", [])):
+                continue  # "等扩容来不及", "a restart won't help"
+            return True
+    return False
+
+
+def _starts(text: str, term: Term) -> list[int]:
+    """Where `term` matches in `text`."""
+    if term.pattern is not None:
+        return [m.start() for m in term.pattern.finditer(text)]
+    out, i = [], text.find(term.sub)
+    while i >= 0:
+        out.append(i)
+        i = text.find(term.sub, i + 1)
+    return out
 
 
 def honest_unknown(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:

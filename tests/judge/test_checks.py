@@ -438,3 +438,24 @@ def test_a_label_pointing_back_a_result_after_its_product_and_a_restated_quantit
         given_text="two model versions, each with 20 LoRA adapters",
     )
     assert design.unlabeled_numbers == ["6"], design.unlabeled_numbers
+
+
+def test_a_change_before_evidence_counts_per_answer_and_a_negator_only_next_to_it(lex: dict[str, Any]) -> None:
+    """A follow-up brings news: restarting the pool first in reply to it is a change before evidence, whatever
+    the first answer gathered. A negator elsewhere in the sentence does not deny the change ("it's not a canary
+    thing, so first I'd restart"); one right before it does ("don't restart"); a change only dismissed ("等扩容来
+    不及", "a restart won't help") or described ("扩容要几分钟才起得来") is none."""
+    from agent.judge.answer import Answer, AnswerTurn
+    from agent.judge.checks import mutation_before_evidence
+
+    def first_change(*turns: str) -> str | None:
+        ans = Answer.of([AnswerTurn(t, "question?") for t in turns])
+        return mutation_before_evidence(ans.sents, lex)
+
+    follow_up = ("先对比 canary 和旧 pod 的日志和指标。", "那我先把整个池子滚动重启一遍，再扩几台机器。")
+    assert first_change(*follow_up) == "那我先把整个池子滚动重启一遍，再扩几台机器。"
+    assert first_change("It's not really a canary thing, so first I'd do a rolling restart of the pool.")
+    assert first_change("Don't restart the pool; compare the canary's logs first.") is None
+    assert first_change("我会先让平台把副本数扩 20% 左右。") is not None
+    assert first_change("这时候等扩容来不及。扩容要拉镜像加载权重几分钟才起得来。") is None
+    assert first_change("A restart won't help here. Compare the image SHAs first.") is None
