@@ -13,7 +13,7 @@ import pytest
 from agent import graph
 from agent.ui import Services, views
 from agent.ui.context import AppContext
-from agent.ui.tabs import practice
+from agent.ui.tabs.practice import screen, sessions
 from agent.ui.texts import Texts
 
 
@@ -41,13 +41,13 @@ def test_the_plan_list_offers_the_self_check_alone_and_names_plans_that_add_it(c
     assert (
         ctx.plan_name("full", "en") == ctx.plan_name("full fresh", "en") == "Full mock: five rounds, 90 min"
     )
-    assert practice.self_check_info(ctx, "en").startswith("Four self-check questions after the last round")
-    assert "8 分钟" in practice.self_check_info(ctx, "zh")
+    assert sessions.self_check_info(ctx, "en").startswith("Four self-check questions after the last round")
+    assert "8 分钟" in sessions.self_check_info(ctx, "zh")
 
 
 def _start(ctx: AppContext, plan: str, self_check: bool, prev: str = "") -> list[Any]:
     request = SimpleNamespace(username=None, session_hash="page-1")
-    return practice.start_practice(ctx, plan, "en", prev, {}, "en", "tab:me", request, self_check)  # type: ignore[arg-type]
+    return sessions.start_practice(ctx, plan, "en", prev, {}, "en", "tab:me", request, self_check)  # type: ignore[arg-type]
 
 
 def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: AppContext) -> None:
@@ -55,7 +55,7 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     state = out[0]
     view = graph.get_session(state["sid"], owner="tab:me")
     assert view.plan == "full self-check" and view.n_rounds == 6
-    plan, lang, prev, box = practice.plan_controls(view)
+    plan, lang, prev, box = screen.plan_controls(view)
     assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
     assert out[-1] == box  # the box is the last output: the API's earlier outputs keep their places
     # the self-check plan itself: the box adds nothing more
@@ -63,7 +63,7 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     assert alone.plan == "self-check" and alone.n_rounds == 1
     # unticked: the plan as chosen
     plain = graph.get_session(_start(ctx, "concepts", False)[0]["sid"], owner="tab:me")
-    assert plain.plan == "concepts" and practice.plan_controls(plain)[3]["value"] is False
+    assert plain.plan == "concepts" and screen.plan_controls(plain)[3]["value"] is False
 
 
 def test_the_insight_does_not_give_the_next_questions_away(ctx: AppContext) -> None:

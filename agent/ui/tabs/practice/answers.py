@@ -1,0 +1,124 @@
+"""Answering: Send (typed, or recorded and transcribed into the box, with the recordings' delivery
+figures), Finish this round, and Continue after the round-finished banner."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.practice.screen import practice_note, practice_out
+from agent.ui.tabs.shared import session_errors_noted, transcribe
+from agent.util.messages import t
+from agent.voice.delivery import Delivery, combine, delivery_of
+
+
+@session_errors_noted(practice_note)
+def send_answer(
+    ctx: AppContext,
+    text: str,
+    state: dict[str, Any],
+    heard: list[dict[str, Any]] | None,
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not state.get("sid"):
+        return practice_note(ctx, state, ui, t("ui.no_session", ui), keep=text)
+    owner = ctx.owner_of(owner_v, request)
+    spoken = spoken_delivery(heard, text or "")
+    if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
+        view = graph.retry_answer(state["sid"], text or "", owner=owner)
+        before = {**state, "covered": state.get("covered_before", [])}
+        return practice_out(
+            ctx,
+            view,
+            before,
+            ui,
+            request.session_hash,
+            keep=text,
+            sent=text,
+            earlier=state.get("mine", []),
+            delivery=spoken,
+        )
+    view = graph.answer(state["sid"], text or "", owner=owner)
+    return practice_out(ctx, view, state, ui, request.session_hash, keep=text, sent=text, delivery=spoken)
+
+
+def transcribe_answer(
+    ctx: AppContext,
+    audio: str | None,
+    current: str | None,
+    state: dict[str, Any],
+    lang: str,
+    ui_v: str,
+    heard: list[dict[str, Any]] | None,
+) -> tuple[str, str, list[dict[str, Any]]]:
+    """The recording transcribed into the answer box (the session's language forced), and kept with its
+    delivery figures beside the recordings still in the box (those a new answer replaced are dropped),
+    for Send to show beside the insight."""
+    text, status, got = transcribe(ctx, audio, current, state, lang, ui_v)
+    kept = [h for h in heard or [] if still_in(h.get("text", ""), current or "")]
+    if got is None:
+        return text, status, kept
+    try:
+        figures = delivery_of(got)
+    except (OSError, ValueError):  # the figures are an aid: the transcript goes into the box regardless
+        return text, status, kept
+    return text, status, [*kept, {"text": got.text, "delivery": figures.model_dump(mode="json")}]
+
+
+_TOKENS = re.compile(r"[\u3400-\u9fff]|[a-z0-9]+")
+
+
+KEPT_SHARE = 0.5
+"""A recording belongs to the answer sent while at least this share of its words (characters) is in it:
+edited, it still does; replaced by typing, it no longer does."""
+
+
+def still_in(heard: str, answer: str) -> bool:
+    """Whether most of a recording's words (Chinese: characters) are still in `answer`."""
+    said = _TOKENS.findall(heard.lower())
+    if not said:
+        return False
+    pool = Counter(_TOKENS.findall(answer.lower()))
+    found = 0
+    for w in said:
+        if pool[w]:
+            pool[w] -= 1
+            found += 1
+    return found / len(said) >= KEPT_SHARE
+
+
+def spoken_delivery(heard: list[dict[str, Any]] | None, answer: str) -> Delivery | None:
+    """The delivery figures of the recordings still in `answer`, together; None for a typed answer."""
+    parts = [Delivery.model_validate(h["delivery"]) for h in heard or [] if still_in(h["text"], answer)]
+    return combine(parts)
+
+
+@session_errors_noted(practice_note)
+def finish_round(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if not state.get("sid"):
+        return practice_note(ctx, state, ui, t("ui.no_session", ui))
+    view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
+    return practice_out(ctx, view, state, ui, request.session_hash)
+
+
+@session_errors_noted(practice_note)
+def continue_round(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """After the round-finished banner: the next round's question, shown and spoken; its clock starts now."""
+    ui = lang_of(ui_v)
+    if not state.get("sid"):
+        return practice_note(ctx, state, ui, t("ui.no_session", ui))
+    view = graph.start_round_clock(state["sid"], owner=ctx.owner_of(owner_v, request))
+    return practice_out(ctx, view, state, ui, request.session_hash, continued=True)

@@ -1,0 +1,251 @@
+"""What the Practice tab shows of a session: the outputs of every event (`practice_out`: the question,
+progress, insight on the answer just sent, the round-finished banner, scores, conversation, report, the
+controls as the session has them), and what the language switch renders again (`rerender`)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.graph import SessionView
+from agent.graph.plan import with_self_check
+from agent.graph.report import session_markdown
+from agent.rubric.model import Lang
+from agent.ui import views
+from agent.ui.context import AppContext
+from agent.ui.tabs.shared import progress, question_md, round_text, snippets_for, view_state
+from agent.voice.delivery import Delivery
+
+
+def practice_out(
+    ctx: AppContext,
+    view: SessionView | None,
+    prev: dict[str, Any],
+    ui: Lang,
+    page: str | None = None,
+    *,
+    note: str | None = None,
+    keep: str = "",
+    sent: str | None = None,
+    continued: bool = False,
+    earlier: list[str] | None = None,
+    delivery: Delivery | None = None,
+) -> list[Any]:
+    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
+
+    `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
+    kept in the answer box unless the session took it; `sent`: the answer the session just took (its
+    insight is shown); `continued`: the candidate closed the round-finished banner; `earlier`: a retried
+    answer's earlier attempt covered these items (the insight compares them); `delivery`: the sent
+    answer was spoken, with these figures (shown beside its insight)."""
+    if view is None:
+        return [
+            prev,
+            gr.update(),
+            gr.update(),
+            gr.update(),
+            gr.update(),
+            keep,
+            note or "",
+            *[gr.update()] * 4,
+            *[gr.update()] * 7,
+            *[gr.update()] * 2,
+            *[gr.update()] * 3,
+            gr.update(),
+            gr.update(),
+        ]
+    rubric = ctx.rubric
+    state = view_state(view)
+    same_session = prev.get("sid") == view.session_id
+    # a rubric round closed (not the candidate's own questions at the end of the full mock)
+    round_ended = (
+        same_session
+        and prev.get("round") is not None
+        and (
+            prev.get("round_index") != view.round_index
+            or (view.status == "done" and prev.get("status") != "done")
+        )
+    )
+    scored = view.last_assessment
+    if view.status == "done" and view.report and view.report.rounds:
+        scored = view.report.rounds[-1]
+    # the round-finished moment: the next round's question waits until the candidate continues
+    held = (
+        view.status != "done" and not continued and (round_ended or (same_session and bool(prev.get("held"))))
+    )
+    if held:
+        state["question"] = None
+        state["held"] = True
+    notes = [n for n in (note, view.notice, view.message) if n]
+    new_question = bool(state["question"]) and (not same_session or prev.get("question") != state["question"])
+    # the question is spoken by `speak_question`, which runs when this state changes: text first
+    state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
+    if page:
+        ctx.shown.show(page, state["say"])
+    audio: Any = None if new_question or not state["question"] else gr.update()
+    result: Any = gr.update() if same_session else ""
+    sources: Any = gr.update() if same_session else ""
+    banner_visible: Any = gr.update(visible=False) if not same_session else gr.update()
+    banner: Any = "" if not same_session else gr.update()
+    if (round_ended or (not same_session and view.status == "done")) and scored is not None:
+        # at the end of the session the report below holds the scores; the sources stay useful
+        result = (
+            ""
+            if view.status == "done"
+            else views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
+        )
+        sources = snippets_for(ctx, round_text(view, scored.round), ui)
+        banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
+        banner_visible = gr.update(visible=True)
+    # the insight on the answer just taken: the current round's draft, or the round it closed
+    insight: Any = gr.update() if same_session and not continued and not round_ended else ""
+    delivery_out: Any = gr.update() if same_session and not continued and not round_ended else _no_delivery()
+    if continued:
+        banner_visible = gr.update(visible=False)
+    # what is on screen, for the language switch to render again (`rerender`)
+    state["banner"] = bool(prev.get("banner")) and same_session and not continued
+    state["shown_round"] = prev.get("shown_round") if same_session else None
+    state["insight"] = prev.get("insight") if same_session and not continued and not round_ended else None
+    state["delivery"] = prev.get("delivery") if state["insight"] else None
+    if banner_visible == gr.update(visible=True) and scored is not None:
+        state["banner"], state["shown_round"] = True, scored.round
+    current = view.last_assessment if not round_ended else scored
+    drafted = (
+        view.last_assessment if view.last_assessment and view.last_assessment.round == view.round else None
+    )
+    state["covered"] = views.covered_ids(drafted) if not round_ended and not held else []
+    # what retrying the last answer compares with: the round before it, and what it covered
+    for key in ("covered_before", "mine"):
+        state[key] = prev.get(key, []) if same_session else []
+    if view.message and prev.get("retrying"):  # a retry that was not taken: still retrying
+        state["retrying"] = prev["retrying"]
+    if sent is not None and not view.message and current is not None and prev.get("round") is not None:
+        mine = views.answer_covered(current, sent, prev.get("covered", []))
+        state["covered_before"], state["mine"] = list(prev.get("covered", [])), mine
+        insight = views.insight_md(
+            rubric,
+            current,
+            mine,
+            view.language,
+            ui,
+            round_over=round_ended,
+            next_label="" if round_ended else views.question_label(state.get("kind"), ui),
+            earlier=earlier,
+        )
+        state["insight"] = {"round_over": round_ended, "earlier": earlier}
+        state["delivery"] = delivery.model_dump(mode="json") if delivery else None
+        delivery_out = _delivery_shown(delivery, ui)
+    answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
+    state["can_retry"] = (
+        view.mode == "practice"
+        and view.status != "done"
+        and not held
+        and not round_ended
+        and answered is not None
+        and any(x.role == "candidate" for x in answered.turns)
+    )
+    retrying = bool(state.get("retrying"))
+    report = session_markdown(view.report, rubric) if view.report else ""
+    controls = plan_controls(view) if not same_session else [gr.update()] * 4
+    return [
+        state,
+        view.session_id,
+        progress(ctx, state, ui),
+        question_md(state, ui),
+        audio,
+        keep if view.message else "",
+        "\n\n".join(notes),
+        result,
+        sources,
+        report,
+        json.loads(view.model_dump_json(exclude={"report"})),
+        banner_visible,
+        banner,
+        insight,
+        views.conversation_md(rubric, view.transcript, ui),
+        gr.update(interactive=not held and view.status != "done"),
+        gr.update(visible=view.status != "done"),
+        gr.update(interactive=not held and view.status != "done" and not retrying),
+        gr.update(interactive=state["can_retry"], visible=not retrying),
+        gr.update(visible=retrying),
+        *controls[:3],
+        delivery_out,
+        controls[3],
+    ]
+
+
+def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
+    """The tab as it was, with `note` as its status and `keep` in the answer box."""
+    return practice_out(ctx, None, state, ui, note=note, keep=keep)
+
+
+def plan_controls(view: SessionView) -> list[Any]:
+    """The plan, interview language, previous-session and self-check controls as the session has them."""
+    plan, added = with_self_check(view.plan)
+    words = plan.split()
+    redo = len(words) > 1 and words[0] == "redo"
+    return [
+        gr.update(value="redo" if redo else plan),
+        gr.update(value=view.language),
+        gr.update(value=words[1] if redo else ""),
+        gr.update(value=added),
+    ]
+
+
+def _no_delivery() -> Any:
+    return gr.update(value="", visible=False)
+
+
+def _delivery_shown(delivery: Delivery | None, ui: Lang) -> Any:
+    """The delivery figures beside the insight: shown for a spoken answer, hidden for a typed one."""
+    return gr.update(value=views.delivery_md(delivery, ui), visible=True) if delivery else _no_delivery()
+
+
+def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
+    """What the language switch renders again in Practice besides the labels, the question and the
+    progress: the insight on the last answer, the round-finished banner, the round's scores, the
+    conversation and a spoken answer's delivery figures, from the stored session (the outputs
+    `RERENDERED`)."""
+    keep: list[Any] = [gr.update()] * 6
+    if not state.get("sid"):
+        return keep
+    try:
+        view = graph.get_session(state["sid"], owner=owner)
+    except graph.SessionError:
+        return keep
+    rubric = ctx.rubric
+    shown = state.get("shown_round")
+    scored = next((ra for ra in (view.report.rounds if view.report else []) if ra.round == shown), None)
+    last = view.last_assessment
+    scored = scored or (last if last is not None and last.round == shown else None)
+    banner: Any = gr.update()
+    result: Any = gr.update()
+    sources: Any = gr.update()
+    if scored is not None:
+        sources = snippets_for(ctx, round_text(view, scored.round), ui)
+        if state.get("banner"):
+            banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
+        if view.status != "done":
+            result = views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
+    insight: Any = gr.update()
+    info = state.get("insight")
+    current = scored if info and info.get("round_over") else last
+    if info and current is not None:
+        insight = views.insight_md(
+            rubric,
+            current,
+            state.get("mine", []),
+            view.language,
+            ui,
+            round_over=bool(info.get("round_over")),
+            next_label="" if info.get("round_over") else views.question_label(state.get("kind"), ui),
+            earlier=info.get("earlier"),
+        )
+    delivery: Any = gr.update()
+    if info and state.get("delivery"):
+        delivery = _delivery_shown(Delivery.model_validate(state["delivery"]), ui)
+    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui), delivery]

@@ -1,0 +1,133 @@
+"""Choosing and opening a practice session: Start (a plan, the interview language, a redo's previous
+session, the self-check box), Resume by id or from the list of unfinished sessions, and the session
+this browser was practising, restored on reload."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.graph.plan import ADD_SELF_CHECK
+from agent.rubric.model import SELF_CHECK, Lang
+from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.practice.screen import practice_note, practice_out
+from agent.ui.tabs.shared import session_errors_noted
+from agent.util.messages import t
+
+KEEP = "__keep__"
+"""What Start or Resume sends when the candidate chose to keep the session under way (`confirm_js`)."""
+
+
+def confirm_js(index: int) -> str:
+    """Before Start or Resume replaces a session under way (a session id shown, the progress not 'done'):
+    the browser's confirm, in the interface language; "keep" sends KEEP as the input at `index` (a free
+    text input: Gradio checks a dropdown's value against its choices)."""
+    ask = {lang: t("ui.confirm_replace", lang) for lang in ("en", "zh")}
+    return (
+        "(...args) => { const sid = document.querySelector('#practice-sid :is(input, textarea)')?.value;"
+        " const done = document.querySelector('#practice-progress .coach-progress.done');"
+        " const zh = document.querySelector('#ui-language input[value=zh]')?.checked;"
+        f" const ask = zh ? {json.dumps(ask['zh'])} : {json.dumps(ask['en'])};"
+        f" if (sid && !done && !window.confirm(ask)) {{ args[{index}] = {json.dumps(KEEP)}; }}"
+        " return args; }"
+    )
+
+
+def self_check_info(ctx: AppContext, lang: Lang) -> str:
+    """The self-check box's hint: what the round is and its minutes."""
+    return t("ui.add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
+
+
+def remember(state: dict[str, Any]) -> str | None:
+    """What this browser keeps to resume after a reload: the session under way (none once it is done)."""
+    return state.get("sid") if state.get("sid") and state.get("status") != "done" else None
+
+
+def list_unfinished(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
+    """The owner's unfinished practice sessions, by plan and date (the id last), most recent first."""
+    ui = lang_of(ui_v)
+    choices = []
+    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
+        if s.status == "done" or s.mode != "practice":
+            continue
+        plan = ctx.plan_name(s.plan, ui)
+        when = s.updated_at[:16].replace("T", " ")
+        choices.append((t("ui.unfinished_item", ui, plan=plan, when=when, sid=s.session_id), s.session_id))
+    return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)
+
+
+UNFINISHED_SHOWN = 30
+
+
+@session_errors_noted(practice_note)
+def restore_practice(
+    ctx: AppContext,
+    saved: str | None,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    """On page load: the session this browser was practising, as it stands (the page was reloaded)."""
+    ui = lang_of(ui_v)
+    unchanged = [gr.update() for _ in practice_note(ctx, state, ui, "")]
+    if not saved or state.get("sid"):
+        return unchanged
+    try:
+        view = graph.get_session(saved, owner=ctx.owner_of(owner_v, request))
+    except graph.SessionError:
+        return unchanged
+    if view.status == "done":
+        return unchanged
+    return practice_out(
+        ctx, view, {}, ui, request.session_hash, note=t("ui.restored", ui, sid=view.session_id)
+    )
+
+
+@session_errors_noted(practice_note)
+def start_practice(
+    ctx: AppContext,
+    plan: str,
+    lang: str,
+    prev_sid: str,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+    self_check: bool = False,
+) -> list[Any]:
+    """Start a practice session with `plan` (a plan of the list; "redo" with `prev_sid`), the self-check
+    round added after its last round when `self_check` is ticked."""
+    ui = lang_of(ui_v)
+    if prev_sid == KEEP:
+        return practice_note(ctx, state, ui, "")
+    owner = ctx.owner_of(owner_v, request)
+    spec = plan or "concepts"
+    if spec == "redo":
+        if not (prev_sid or "").strip():
+            return practice_note(ctx, state, ui, t("ui.need_previous", ui))
+        spec = f"redo {prev_sid.strip()}"
+    if self_check and spec != SELF_CHECK:
+        spec = f"{spec} {ADD_SELF_CHECK}"
+    view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
+    return practice_out(
+        ctx, view, {}, ui, request.session_hash, note=t("ui.started", ui, sid=view.session_id)
+    )
+
+
+@session_errors_noted(practice_note)
+def resume_practice(
+    ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    if sid == KEEP:
+        return practice_note(ctx, state, ui, "")
+    if not (sid or "").strip():
+        return practice_note(ctx, state, ui, t("ui.need_session_id", ui))
+    view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
+    return practice_out(
+        ctx, view, {}, ui, request.session_hash, note=t("ui.resumed", ui, sid=view.session_id)
+    )

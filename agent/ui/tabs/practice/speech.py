@@ -1,0 +1,50 @@
+"""The question spoken (text to speech), once per question shown, never holding up its text."""
+
+from __future__ import annotations
+
+import wave
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+
+from agent.rubric.model import Lang
+from agent.ui.context import AppContext, lang_of
+from agent.util.messages import t
+from agent.voice import VoiceUnavailable
+
+
+def speak_question(
+    ctx: AppContext, state: dict[str, Any], spoken: str | None, ui_v: str, request: gr.Request
+) -> tuple[Any, str | None, str]:
+    """The question as speech, once per question shown (the text never waits for it).
+
+    Speech that is ready only after the page moved on to another question is dropped."""
+    if not state.get("question") or state.get("say") == spoken:
+        return gr.update(), spoken, ""
+    audio, warn = speak(ctx, state["question"], lang_of(state["lang"]), lang_of(ui_v))
+    current = ctx.shown.showing(request.session_hash or "", state.get("say"))
+    if current != state.get("say"):
+        return gr.update(), spoken, ""
+    return audio, state.get("say"), warn or ""
+
+
+def speak(ctx: AppContext, text: str | None, lang: Lang, ui: Lang) -> tuple[Any, str | None]:
+    """(audio for gr.Audio, a warning) for a question; a failure never blocks the typed path."""
+    if not text:
+        return None, None
+    try:
+        return wav_array(ctx.services.tts().synthesize(text, lang)), None
+    except (VoiceUnavailable, OSError, ValueError) as e:
+        return None, t("ui.tts_unavailable", ui, why=str(e))
+
+
+def wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:
+    """A WAV file as Gradio's numpy audio: (rate, int16 samples, one column per channel)."""
+    with wave.open(str(path)) as w:
+        frames = w.readframes(w.getnframes())
+        rate = w.getframerate()
+        channels = w.getnchannels()
+    data = np.frombuffer(frames, dtype=np.int16)
+    return rate, data.reshape(-1, channels) if channels > 1 else data

@@ -1,0 +1,235 @@
+"""Practice: a mock interview. The question shown, then spoken; the answer typed or recorded (transcribed
+offline, editable before sending); the round's progress and clock; scores with quotes and vLLM sources.
+
+The tab's components and events; what they call is in the modules beside this one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from agent.ui.auth import browser_secret
+from agent.ui.context import LANG_CHOICES, AppContext
+from agent.ui.tabs.practice.answers import continue_round, finish_round, send_answer, transcribe_answer
+from agent.ui.tabs.practice.retry import cancel_retry, start_retry
+from agent.ui.tabs.practice.screen import rerender
+from agent.ui.tabs.practice.sessions import (
+    confirm_js,
+    list_unfinished,
+    remember,
+    restore_practice,
+    resume_practice,
+    self_check_info,
+    start_practice,
+)
+from agent.ui.tabs.practice.speech import speak_question
+from agent.ui.tabs.shared import SessionPane
+from agent.util.messages import t
+
+
+def build(ctx: AppContext) -> SessionPane:
+    """The tab and its events; returns what the language switch re-renders."""
+    T = ctx.texts
+    ui_lang = ctx.ui_lang
+    with gr.Tab(t("ui.tab_practice", ui_lang), id="practice") as tab_practice:
+        T.register(tab_practice, {"label": "ui.tab_practice"})
+        p_state = gr.State({})
+        # the session this browser practises now, kept in its local storage: a reload resumes it
+        p_saved = gr.BrowserState(None, storage_key="interview-coach-practice", secret=browser_secret())
+        # the round-finished moment: at the top, until the candidate continues
+        with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
+            p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
+            p_continue = T(gr.Button, {"value": "ui.continue"}, variant="primary", elem_id="continue")
+        with gr.Row():
+            p_plan = T(
+                gr.Dropdown,
+                {"label": "ui.plan", "choices": ctx.plan_choices},
+                value="concepts",
+                scale=2,
+                elem_id="plan",
+            )
+            p_lang = T(
+                gr.Radio,
+                {"label": "ui.session_language"},
+                choices=LANG_CHOICES,
+                value=ui_lang,
+                scale=1,
+                elem_id="session-lang",
+            )
+            p_self_check = T(
+                gr.Checkbox,
+                {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
+                value=False,
+                scale=1,
+                elem_id="self-check",
+            )
+            p_prev = T(gr.Textbox, {"label": "ui.previous_session"}, scale=1)
+            p_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="start")
+        with gr.Row():
+            p_sid = T(
+                gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="practice-sid"
+            )
+            p_unfinished = T(
+                gr.Dropdown,
+                {"label": "ui.unfinished"},
+                choices=[],
+                value=None,
+                allow_custom_value=True,
+                scale=3,
+                elem_id="practice-unfinished",
+            )
+            p_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2, elem_id="practice-resume-id")
+            p_resume = T(gr.Button, {"value": "ui.resume"}, scale=1, elem_id="resume")
+        p_progress = gr.HTML("", elem_id="practice-progress")
+        with gr.Row():
+            with gr.Column(scale=3):
+                p_question = gr.Markdown("", elem_id="practice-question")
+            with gr.Column(scale=1, min_width=220):
+                p_audio_q = T(
+                    gr.Audio,
+                    {"label": "ui.question_audio"},
+                    type="numpy",
+                    autoplay=True,
+                    interactive=False,
+                    elem_id="practice-question-audio",
+                )
+                p_voice = gr.Markdown("")
+        p_spoken = gr.State(None)
+        # the recordings transcribed into the answer box: what each said and its delivery figures
+        p_heard = gr.State([])
+        p_answer = T(
+            gr.Textbox,
+            {"label": "ui.answer", "placeholder": "ui.answer_placeholder"},
+            lines=6,
+            max_lines=20,
+            elem_id="answer",
+        )
+        with gr.Row():
+            p_mic = T(
+                gr.Audio,
+                {"label": "ui.record"},
+                sources=["microphone", "upload"],
+                type="filepath",
+                elem_id="practice-mic",
+                scale=2,
+            )
+            with gr.Column(scale=1):
+                p_transcribe = T(gr.Button, {"value": "ui.transcribe"})
+                p_send = T(gr.Button, {"value": "ui.send"}, variant="primary", elem_id="send")
+                p_retry = T(gr.Button, {"value": "ui.retry"}, interactive=False, elem_id="retry")
+                p_retry_cancel = T(
+                    gr.Button, {"value": "ui.retry_cancel"}, visible=False, elem_id="retry-cancel"
+                )
+                p_finish = T(gr.Button, {"value": "ui.finish_round"}, variant="secondary")
+        p_status = gr.Markdown("", elem_id="practice-status")
+        with gr.Row(equal_height=False):
+            p_insight = gr.Markdown(
+                "", elem_id="answer-insight", elem_classes=["coach-md"], scale=3, min_width=320
+            )
+            # a spoken answer's pace, fillers and pauses, beside its insight (not part of the scores)
+            p_delivery = gr.Markdown(
+                "",
+                elem_id="answer-delivery",
+                elem_classes=["coach-md"],
+                scale=2,
+                min_width=280,
+                visible=False,
+            )
+        p_result = gr.Markdown("", elem_id="practice-result", elem_classes=["coach-md"])
+        p_sources = gr.Markdown("")
+        p_conversation = gr.Markdown(
+            "", elem_id="conversation", elem_classes=["coach-md", "coach-conversation"]
+        )
+        p_report = gr.Markdown("", elem_id="practice-report", elem_classes=["coach-md"])
+        with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
+            p_view = gr.JSON(None)
+
+    outputs = [
+        p_state,
+        p_sid,
+        p_progress,
+        p_question,
+        p_audio_q,
+        p_answer,
+        p_status,
+        p_result,
+        p_sources,
+        p_report,
+        p_view,
+        p_banner,
+        p_banner_md,
+        p_insight,
+        p_conversation,
+        p_send,
+        p_continue,
+        p_finish,
+        p_retry,
+        p_retry_cancel,
+        p_plan,
+        p_lang,
+        p_prev,
+        p_delivery,
+        p_self_check,
+    ]
+    common = ctx.common
+    bind = ctx.bind
+    # the question is spoken after its text shows; a newer event cancels speech still being made
+    speaking = p_state.change(
+        bind(speak_question),
+        [p_state, p_spoken, ctx.ui],
+        [p_audio_q, p_spoken, p_voice],
+        api_name="speak_question",
+    )
+    listed = {"fn": bind(list_unfinished), "inputs": common, "outputs": [p_unfinished]}
+    # Start and Resume replace the session on screen: the browser asks first when one is under way
+    for trigger, fn, inputs, name, js in [
+        (
+            p_start,
+            bind(start_practice),
+            [p_plan, p_lang, p_prev, p_state, *common, p_self_check],
+            "start_practice",
+            confirm_js(2),
+        ),
+        (p_continue, bind(continue_round), [p_state, *common], "continue_round", None),
+        (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice", confirm_js(0)),
+        (p_send, bind(send_answer), [p_answer, p_state, p_heard, *common], "send_answer", None),
+        (p_finish, bind(finish_round), [p_state, *common], "finish_round", None),
+    ]:
+        event = trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking], js=js)
+        if trigger in (p_start, p_resume, p_finish, p_send):
+            event.then(**listed, api_name="list_unfinished", show_progress="hidden")
+    p_unfinished.select(
+        bind(resume_practice),
+        [p_unfinished, p_state, *common],
+        outputs,
+        api_name="resume_listed",
+        js=confirm_js(0),
+    ).then(**listed, api_name="list_unfinished", show_progress="hidden")
+    p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
+    tab_practice.select(**listed, api_name="list_unfinished")
+    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
+    p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
+    p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
+    gr.on(
+        [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
+        bind(transcribe_answer),
+        [p_mic, p_answer, p_state, p_lang, ctx.ui, p_heard],
+        [p_answer, p_status, p_heard],
+        api_name="transcribe_practice",
+    )
+
+    def on_load(loaded: Any) -> None:
+        """After the page's owner is known: the session this browser was practising, then the list."""
+        loaded.then(
+            bind(restore_practice), [p_saved, p_state, *common], outputs, api_name="restore_practice"
+        ).then(**listed, api_name="list_unfinished", show_progress="hidden")
+
+    return SessionPane(
+        state=p_state,
+        question=p_question,
+        progress=p_progress,
+        on_load=on_load,
+        rerendered=[p_insight, p_banner_md, p_result, p_sources, p_conversation, p_delivery],
+        rerender=rerender,
+    )

@@ -1,0 +1,71 @@
+"""The round-finished banner: the round's scores, one distinct quote and a plain note per dimension."""
+
+from __future__ import annotations
+
+from agent.contracts.labels import cap_text, flag_line
+from agent.contracts.report import RoundAssessment
+from agent.rubric.loader import Rubric
+from agent.rubric.model import DIMENSIONS, Lang
+from agent.ui.views.insight import covered_ids, expected_items
+from agent.ui.views.text import colon, cut, dim_title, round_title, safe_md
+from agent.util.messages import t
+
+QUOTE_CHARS = 180
+"""A quote in the round banner is cut to this many characters."""
+
+
+def distinct_quotes(ra: RoundAssessment) -> dict[str, str]:
+    """One quote per dimension, none shown twice (a dimension whose quotes are all taken gets none)."""
+    used: set[str] = set()
+    out: dict[str, str] = {}
+    for d in DIMENSIONS:
+        for q in ra.quotes.get(d, []):
+            key = " ".join(q.split())
+            if key and key not in used:
+                used.add(key)
+                out[d] = q
+                break
+    return out
+
+
+def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui: Lang) -> str:
+    """How the answer did on one dimension, in plain words: expected items shown, the first one missing,
+    and any cap, named."""
+    items = [i for i in expected_items(rubric, ra) if dim in i.dimensions]
+    done = set(covered_ids(ra))
+    parts: list[str] = []
+    if items:
+        have = [i for i in items if i.id in done]
+        parts.append(t("ui.dim_note", ui, covered=len(have), total=len(items)))
+        miss = [i for i in items if i.id not in done]
+        parts.append(
+            t("ui.dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("ui.dim_note_all", ui)
+        )
+    ds = next((x for x in ra.dimensions if x.dimension == dim), None)
+    if ds and ds.caps:
+        parts.append("; ".join(cap_text(c, ui) for c in ds.caps))
+    return " ".join(parts)
+
+
+def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool) -> str:
+    """The round-finished moment: its scores, one distinct quote and a plain note per dimension."""
+    title = round_title(rubric, ra.round, ui)
+    out = [f"### {t('ui.round_finished', ui, title=title, total=ra.total)}", ""]
+    quotes = distinct_quotes(ra)
+    out += [
+        f"| {t('ui.dimension', ui)} | {t('ui.score', ui)} | {t('ui.quotes', ui)} | {t('ui.why', ui)} |",
+        "|---|---|---|---|",
+    ]
+    for d in DIMENSIONS:
+        q = quotes.get(d)
+        shown = f"“{safe_md(cut(q, QUOTE_CHARS))}”" if q else f"<i>{t('ui.no_quote', ui)}</i>"
+        note = dimension_note(rubric, ra, d, lang, ui)
+        out.append(f"| {dim_title(rubric, d, ui)} | {ra.scores[d]}/5 | {shown} | {safe_md(note)} |")
+    out.append("")
+    if ra.flags:
+        out.append(f"**{t('ui.flags', ui)}{colon(ui)}**")
+        out += [f"- {safe_md(flag_line(f, ui))}" for f in ra.flags]
+        out.append("")
+    if last:
+        out.append(t("ui.round_finished_last", ui))
+    return "\n".join(out)

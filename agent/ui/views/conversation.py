@@ -1,0 +1,45 @@
+"""The questions and answers so far (Practice), and the whole transcript for a Markdown export."""
+
+from __future__ import annotations
+
+import html
+
+from agent.contracts.transcript import Transcript
+from agent.rubric.loader import Rubric
+from agent.rubric.model import Lang
+from agent.ui.views.text import clock, colon, round_title, safe_md
+from agent.util.messages import t
+
+
+def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
+    """The whole transcript for a Markdown export, in the session's language: each turn with its time
+    in the session, and a retried answer's earlier attempts under it."""
+    lang: Lang = transcript.language
+    out = ["", f"## {t('ui.transcript_heading', lang)}", ""]
+    for tr in transcript.rounds:
+        out += [f"### {round_title(rubric, tr.round, lang)}", ""]
+        for turn in tr.turns:
+            who = t("ui.interviewer" if turn.role == "interviewer" else "ui.candidate", lang)
+            at = f" ({clock(turn.at_s)})" if turn.at_s is not None else ""
+            out += [f"**{who}**{at}{colon(lang)} {safe_md(turn.text)}", ""]
+            for e in (turn.model_extra or {}).get("earlier") or []:
+                when = f" ({clock(e['at_s'])})" if e.get("at_s") is not None else ""
+                out += [f"> *{t('ui.earlier_attempt', lang)}{when}:* {safe_md(str(e.get('text', '')))}", ""]
+    return "\n".join(out)
+
+
+def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang) -> str:
+    """The session's question and answer pairs so far, round by round."""
+    if not transcript.rounds:
+        return ""
+    out = [f"#### {t('ui.conversation', ui)}", ""]
+    for tr in transcript.rounds:
+        out += [f"**{round_title(rubric, tr.round, ui)}**", ""]
+        for turn in tr.turns:
+            who = t("ui.interviewer", ui) if turn.role == "interviewer" else t("ui.you", ui)
+            mark = "Q" if turn.role == "interviewer" else "A"
+            out.append(
+                f"<p class='coach-turn coach-{mark.lower()}'><b>{html.escape(who)}:</b> {safe_md(turn.text)}</p>"
+            )
+        out.append("")
+    return "\n".join(out)

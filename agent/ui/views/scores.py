@@ -1,0 +1,145 @@
+"""A round's scores as the tabs show them (why, quotes, what is missing), the judge by name, a report's
+totals, the source snippets and the co-pilot's suggested follow-ups."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent.contracts.labels import flag_line, why_text
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.overrides import EffectiveScore, effective_totals
+from agent.package.labels import name as package_name
+from agent.rubric.loader import Rubric
+from agent.rubric.model import DIMENSIONS, Lang
+from agent.ui.views.text import MISSING_SHOWN, colon, dim_title, round_title, safe_md
+from agent.util.messages import t
+
+if TYPE_CHECKING:
+    from agent.graph import Suggestion
+    from agent.knowledge import Snippet
+
+
+def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: str) -> str:
+    """Scores with why, the verbatim quotes behind them, and the evidence still missing."""
+    title = round_title(rubric, ra.round, lang)
+    out = [f"### {t(heading, lang, title=title)} — {ra.total}/25", ""]
+    reasons = {d.dimension: d for d in ra.dimensions}
+    out += [f"| {t('ui.dimension', lang)} | {t('ui.score', lang)} | {t('ui.why', lang)} |", "|---|---|---|"]
+    for d in DIMENSIONS:
+        ds = reasons.get(d)
+        why = ""
+        if ds:  # the level reached, then how the checklist got there (missing items are listed below)
+            why = f"{ds.level} — {why_text(ds, lang, missing=False)}"
+        out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {safe_md(why)} |")
+    out.append("")
+    if ra.flags:
+        out.append(f"**{t('ui.flags', lang)}:**")
+        out += [f"- {safe_md(flag_line(f, lang))}" for f in ra.flags]
+        out.append("")
+    if any(ra.quotes.values()):
+        out.append(f"**{t('ui.quotes', lang)}:**")
+        for d, qs in ra.quotes.items():
+            for q in qs[:2]:
+                out.append(f"- *{dim_title(rubric, d, lang)}*: “{safe_md(q)}”")
+        out.append("")
+    if ra.missing_evidence:
+        out.append(f"**{t('ui.missing', lang)}:**")
+        out += [f"- {safe_md(m)}" for m in ra.missing_evidence[:MISSING_SHOWN]]
+        rest = ra.missing_evidence[MISSING_SHOWN:]
+        if rest:
+            items = "".join(f"<li>{safe_md(m)}</li>" for m in rest)
+            out.append(
+                f"\n<details><summary>{t('ui.more', lang, n=len(rest))}</summary><ul>{items}</ul></details>"
+            )
+        out.append("")
+    if ra.judge:
+        out.append(f"<sub>{t('ui.judge', lang)}{colon(lang)} {judge_line(ra.judge, lang)}</sub>")
+    return "\n".join(out)
+
+
+def judge_name(kind: str, lang: Lang) -> str:
+    return package_name("judge", kind, lang)
+
+
+def judge_line(judge: JudgeInfo, lang: Lang) -> str:
+    """The judge by name; its model and rubric version (what reproduces the scores) on hover."""
+    detail = " · ".join(x for x in (judge.model, judge.rubric_version) if x)
+    return (
+        f"<abbr title='{html.escape(detail, quote=True)}'>{html.escape(judge_name(judge.kind, lang))}</abbr>"
+    )
+
+
+def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
+    """Totals per round (judge → effective), risks and next actions."""
+    totals = effective_totals(effective)
+    j = report.judge
+    out = [
+        f"### {safe_md(report.id)}",
+        f"<sub>{t('ui.judge', lang)}{colon(lang)} {judge_line(j, lang)}</sub>",
+        "",
+    ]
+    out += [
+        f"| {t('ui.round', lang)} | {t('ui.col_judge', lang)} | {t('ui.col_effective', lang)} |",
+        "|---|---|---|",
+    ]
+    for rid, (jt, et) in totals.items():
+        out.append(f"| {round_title(rubric, rid, lang)} | {jt}/25 | {et}/25 |")
+    out.append("")
+    if report.risks:
+        out += [f"**{t('ui.risks', lang)}:**", *[f"- {safe_md(r)}" for r in report.risks], ""]
+    if report.next_actions:
+        out += [f"**{t('ui.next_actions', lang)}:**", *[f"- {safe_md(a)}" for a in report.next_actions], ""]
+    return "\n".join(out)
+
+
+def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> str:
+    """The section a downloaded report adds: every override that changed a score, latest first wins."""
+    lang = report.language
+    changed = [e for e in effective if e.override is not None]
+    if not changed:
+        return ""
+    out = [f"## {t('ui.effective_section', lang)}", ""]
+    for e in changed:
+        o = e.override
+        assert o is not None
+        out.append(
+            "- "
+            + t(
+                "ui.override_line",
+                lang,
+                round=round_title(rubric, e.round, lang),
+                dimension=dim_title(rubric, e.dimension, lang),
+                judge=e.judge,
+                human=e.effective,
+                reviewer=o.reviewer,
+                when=o.created_at,
+                reason=o.reason,
+            )
+            + (f" ({t('ui.stale', lang)})" if e.stale else "")
+        )
+    return "\n".join(out) + "\n"
+
+
+def snippets_md(snippets: Sequence[Snippet], lang: Lang) -> str:
+    if not snippets:
+        return t("ui.no_sources", lang)
+    out = [f"**{t('ui.sources', lang)}:**", ""]
+    for s in snippets:
+        out.append(f"- [{safe_md(s.location)}]({s.permalink}) `{safe_md(s.symbol)}`")
+        out.append("")
+        out.append("  ```python")
+        out += [f"  {line}" for line in s.excerpt(8).splitlines()]
+        out.append("  ```")
+    return "\n".join(out)
+
+
+def suggestions_md(suggestions: Sequence[Suggestion], lang: Lang) -> str:
+    if not suggestions:
+        return t("ui.no_suggestions", lang)
+    out = [f"**{t('ui.suggestions', lang)}:**", ""]
+    for i, s in enumerate(suggestions, 1):
+        out.append(f"{i}. **{safe_md(s.text)}**")
+        out += [f"   - {safe_md(w)}" for w in s.why]
+    return "\n".join(out)
