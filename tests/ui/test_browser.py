@@ -65,11 +65,45 @@ def _value(page: Page, selector: str) -> str:
     return page.locator(selector).input_value()
 
 
-def _start_practice(page: Page) -> str:
+SWITCH = {"en": "English", "zh": "中文"}
+"""The interface language switch's choices (#ui-language)."""
+PRACTICE_TAB = {"en": "Practice", "zh": "练习"}
+SID = "#practice-sid :is(input, textarea)"
+
+
+def _interface(page: Page, lang: str) -> None:
+    """The interface language switch on `lang` ("en" or "zh"); returns once the tabs carry its names."""
+    page.locator("#ui-language").get_by_text(SWITCH[lang], exact=True).click()
+    page.get_by_role("tab", name=PRACTICE_TAB[lang]).wait_for()
+
+
+def _set_up_practice(page: Page, *, ui: str = "en", plan: str | None = None, lang: str | None = None) -> None:
+    """Practice's set-up on a page just opened (in English): the interface switched to `ui` when it is not
+    English, the plan picked by its name in the list, the interview language by its label ("English",
+    "中文"); what is not given stays as the page has it."""
+    if ui != "en":
+        _interface(page, ui)
+    if plan is not None:
+        page.locator("#plan input").click()
+        page.get_by_role("option", name=plan).click()
+    if lang is not None:
+        page.locator("#session-lang").get_by_text(lang, exact=True).click()
+
+
+def _start_practice(page: Page, *, ui: str = "en", plan: str | None = None, lang: str | None = None) -> str:
+    """`_set_up_practice`, then Start: the new session's id, once it and its first question are on screen."""
+    _set_up_practice(page, ui=ui, plan=plan, lang=lang)
+    before = _value(page, SID)
     page.locator("#start").click()
-    page.locator("#practice-question").get_by_text("Question:").wait_for()
-    page.wait_for_function("document.querySelector('#practice-sid :is(input, textarea)').value.length > 0")
-    return _value(page, "#practice-sid :is(input, textarea)")
+    page.wait_for_function(
+        "old => { const v = document.querySelector('#practice-sid :is(input, textarea)')?.value || '';"
+        " return v.length > 0 && v !== old; }",
+        arg=before,
+    )
+    page.wait_for_function(
+        "() => (document.querySelector('#practice-question')?.innerText || '').trim() !== ''"
+    )
+    return _value(page, SID)
 
 
 def _shows(page: Page, selector: str, text: str) -> None:
@@ -188,8 +222,7 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     _shot(page, screenshots, "5-copilot")
 
     # The language switch: tabs, buttons and labels in Chinese.
-    page.get_by_label("中文").first.check()
-    page.get_by_role("tab", name="练习").wait_for()
+    _interface(page, "zh")
     page.get_by_role("button", name="保存回答").wait_for()
     _tab(page, "练习")
     page.get_by_role("button", name="发送回答").wait_for()

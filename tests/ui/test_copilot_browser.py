@@ -18,7 +18,7 @@ import pytest
 
 from agent.overrides import OverrideLog
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _interface, _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     seen = SEEN[lang]
     page = _open(browser, served)
     if lang == "zh":
-        page.locator("#ui-language").get_by_text("中文").click()
+        _interface(page, "zh")
     page.get_by_role("tab", name=seen["tab"]).click()
     page.locator("#copilot-start").wait_for()
     page.locator("#copilot-lang").get_by_text(seen["lang"], exact=True).click()  # the interview's language

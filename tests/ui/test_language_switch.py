@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -34,13 +34,7 @@ def test_switch_renders_insight_banner_and_conversation_again(
     screenshots: Path,
 ) -> None:
     page = _open(browser, served)
-    page.locator("#plan input").click()
-    page.get_by_role("option", name="Full mock: five rounds, 90 min").click()
-    page.locator("#session-lang").get_by_text("中文").click()
-    page.locator("#start").click()
-    page.wait_for_function(
-        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
-    )
+    _start_practice(page, plan="Full mock: five rounds, 90 min", lang="中文")
     page.locator("#answer textarea").fill(ANSWER)
     page.locator("#send").click()
     _shows(page, "#answer-insight", "What this answer showed")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _interface, _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.voice.test_delivery_stt import joined
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ SEEN = {
     },
 }
 OTHER = {"en": "zh", "zh": "en"}
-SWITCH = {"en": "English", "zh": "中文"}
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +84,6 @@ def _text(page: Page, selector: str) -> str:
     return str(page.evaluate("s => document.querySelector(s)?.innerText || ''", selector))
 
 
-def _interface(page: Page, lang: str) -> None:
-    page.locator("#ui-language").get_by_text(SWITCH[lang]).click()
-    page.get_by_role("tab", name="练习" if lang == "zh" else "Practice").wait_for()
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     browser: Browser,  # noqa: F811
@@ -100,13 +94,7 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
 ) -> None:
     seen = SEEN[lang]
     page = _open(browser, served)
-    if lang == "zh":
-        _interface(page, "zh")
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
-    page.locator("#start").click()
-    page.wait_for_function(
-        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
-    )
+    _start_practice(page, ui=lang, lang=seen["lang"])
     page.locator("#practice-question-audio audio").first.wait_for(state="attached")  # spoken first
 
     # the recording: uploaded, transcribed offline into the editable answer

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -112,17 +112,8 @@ def test_insight_round_banner_and_conversation(
     seen = SEEN[lang]
     first, second = ANSWERS[lang]
     page = _open(browser, served)
-    if lang == "zh":
-        page.locator("label").filter(has_text="中文").first.click()  # the interface language
-        page.get_by_role("tab", name="练习").wait_for()
-    page.locator("#plan input").click()
-    page.get_by_role("option", name=seen["plan"]).click()
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
-    page.locator("#start").click()
+    _start_practice(page, ui=lang, plan=seen["plan"], lang=seen["lang"])
     page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
-    page.wait_for_function(
-        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
-    )
     first_question = _text(page, "#practice-question")
 
     # 1. the insight right after the answer: ✓ items in the rubric's words, what is lacking, the next follow-up

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import WAIT_MS, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import WAIT_MS, _set_up_practice, _shot, _shows, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -70,12 +70,7 @@ def test_phone_ctrl_enter_and_the_clock_at_continue(
     page.on("dialog", lambda d: d.accept())
     page.goto(served.url)
     page.locator("#start").wait_for()
-    if lang == "zh":
-        page.locator("#ui-language").get_by_text("中文").click()
-        page.get_by_role("tab", name="练习").wait_for()
-    page.locator("#plan input").click()
-    page.get_by_role("option", name=seen["plan"]).click()
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
+    _set_up_practice(page, ui=lang, plan=seen["plan"], lang=seen["lang"])
     # the plan's name is whole, not under the dropdown's arrow
     assert page.locator("#plan input").evaluate("e => e.scrollWidth <= e.clientWidth"), (
         "the plan's name is cut"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -60,12 +60,8 @@ def test_retry_the_last_answer(
 ) -> None:
     seen = SEEN[lang]
     page = _open(browser, served)
-    if lang == "zh":
-        page.locator("label").filter(has_text="中文").first.click()
-        page.get_by_role("tab", name="练习").wait_for()
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
+    _start_practice(page, ui=lang, lang=seen["lang"])
     retry = page.get_by_role("button", name=seen["retry"])
-    page.locator("#start").click()
     page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
     opening = _text(page, "#practice-question").split(":", 1)[-1].strip()
     assert retry.is_disabled()  # nothing answered yet

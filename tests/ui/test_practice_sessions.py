@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import WAIT_MS, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import WAIT_MS, _set_up_practice, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -58,12 +58,6 @@ def _wait_sid(page: Page, not_this: str = "") -> str:
     return _sid(page)
 
 
-def _ui(page: Page, lang: str) -> None:
-    if lang == "zh":
-        page.locator("#ui-language").get_by_text("中文").click()
-        page.get_by_role("tab", name="练习").wait_for()
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_reload_resumes_unfinished_listed_and_start_asks_first(
     browser: Browser,  # noqa: F811
@@ -85,10 +79,7 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     page.on("dialog", on_dialog)
     page.goto(served.url)
     page.locator("#start").wait_for()
-    _ui(page, lang)
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
-    page.locator("#start").click()  # nothing under way: no question asked
-    first = _wait_sid(page)
+    first = _start_practice(page, ui=lang, lang=seen["lang"])  # nothing under way: no question asked
     page.locator("#answer textarea").fill(ANSWER)
     page.locator("#send").click()
     _shows(page, "#conversation", ANSWER[:30])
@@ -97,7 +88,7 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     # 1. a reload continues the session where it was
     page.reload()
     page.locator("#start").wait_for()
-    _ui(page, lang)
+    _set_up_practice(page, ui=lang)
     assert _wait_sid(page) == first
     _shows(page, "#practice-status", seen["welcome"])
     _shows(page, "#conversation", ANSWER[:30])
@@ -105,9 +96,7 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     _shot(page, screenshots, f"11a-reloaded-{lang}")
 
     # 2. Start while it is under way asks first; cancel keeps it
-    page.locator("#plan input").click()
-    page.get_by_role("option", name=seen["full"]).click()
-    page.locator("#session-lang").get_by_text(seen["other"]).click()
+    _set_up_practice(page, plan=seen["full"], lang=seen["other"])
     answers.append("dismiss")
     page.locator("#start").click()
     page.wait_for_function("n => n === 0", arg=len(answers))  # the dialog was answered

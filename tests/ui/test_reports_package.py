@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -59,16 +59,8 @@ ANSWER = {
 
 def _finished_session(page: Page, lang: str) -> str:
     seen = SEEN[lang]
-    if lang == "zh":
-        page.locator("label").filter(has_text="中文").first.click()  # the interface language
-        page.get_by_role("tab", name="练习").wait_for()
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
-    page.locator("#start").click()
+    sid = _start_practice(page, ui=lang, lang=seen["lang"])
     page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
-    page.wait_for_function(
-        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
-    )
-    sid = page.locator("#practice-sid :is(input, textarea)").input_value()
     page.locator("#answer textarea").fill(ANSWER[lang])
     page.locator("#send").click()
     page.wait_for_function("() => document.querySelector('#answer textarea').value === ''")

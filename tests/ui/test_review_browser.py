@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _interface, _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -78,10 +78,7 @@ SAME_LINE = """sel => [...document.querySelectorAll(sel)].map(s =>
 
 def _finished_session(page: Page, lang: str) -> str:
     seen = SEEN[lang]
-    page.locator("#session-lang").get_by_text(seen["lang"], exact=True).click()
-    page.locator("#start").click()
-    page.wait_for_function("document.querySelector('#practice-sid :is(input, textarea)').value.length > 0")
-    sid = page.locator("#practice-sid :is(input, textarea)").input_value()
+    sid = _start_practice(page, lang=seen["lang"])
     page.locator("#answer textarea").fill(ANSWERS[lang])
     page.locator("#send").click()
     page.wait_for_function("() => document.querySelector('#answer textarea').value === ''")
@@ -100,8 +97,7 @@ def test_review_rows_are_compact_and_the_override_log_is_readable(
     seen = SEEN[lang]
     page = _open(browser, served)
     if lang == "zh":
-        page.locator("#ui-language").get_by_text("中文").click()
-        page.get_by_role("tab", name="练习").wait_for()
+        _interface(page, "zh")
     sid = _finished_session(page, lang)
 
     page.get_by_role("tab", name=seen["tab"]).click()

@@ -15,7 +15,7 @@ import pytest
 
 from tests import self_check_answers
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _open, _set_up_practice, _shot, _shows, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _send
 
 if TYPE_CHECKING:
@@ -66,12 +66,7 @@ def test_the_self_check_box_adds_the_round_after_the_plan(
 ) -> None:
     seen = SEEN[lang]
     page = _open(browser, served)
-    if lang == "zh":
-        page.locator("label").filter(has_text="中文").first.click()  # the interface language
-        page.get_by_role("tab", name="练习").wait_for()
-    page.locator("#plan input").click()
-    page.get_by_role("option", name=seen["plan"]).click()
-    page.locator("#session-lang").get_by_text(seen["lang"]).click()
+    _set_up_practice(page, ui=lang, plan=seen["plan"], lang=seen["lang"])
     box = page.locator("#self-check input[type=checkbox]")
     assert not box.is_checked()
     _shows(page, "#self-check", seen["box"])
