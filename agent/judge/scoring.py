@@ -40,8 +40,8 @@ def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
         flags.add("no_alternative")
     if c.capacity is not None and c.capacity.verdict == "unit_or_sharding_error":
         flags.add("unit_error")
-    if c.misconceptions:
-        flags.add("misconception")
+    if any("accuracy" in m.dimensions for m in c.misconceptions):
+        flags.add("misconception")  # a wrong mechanism; a wrong practice (close on a green graph) costs its own dimensions
     return flags
 
 
@@ -119,7 +119,7 @@ def score_round(
             if n_specific <= int(most):
                 bounds.cap(d, int(cap), "few_specifics")
                 break
-    n_wrong = len(checklist.checks.misconceptions)
+    n_wrong = sum(1 for m in checklist.checks.misconceptions if "accuracy" in m.dimensions)
     for least, cap in cfg.get(
         "misconception_caps", []
     ):  # confident wrong claims: the rest is not trusted either

@@ -33,3 +33,28 @@ def test_a_denied_wrong_claim_costs_nothing() -> None:
     rubric = load_rubric()
     denied = RIGHT + " Prefix caching is not a response cache: decode still runs for every request."
     assert "misconception" not in assess_answer(rubric, "concepts", denied, "en").flags
+
+
+def test_a_wrong_practice_costs_its_own_dimension_not_the_mechanism_flag() -> None:
+    """'Close the incident when the graph is green' is a wrong practice, not a wrong mechanism: it costs
+    validation (its entry's dimension) and shows its correction, but raises no `misconception` flag and leaves
+    accuracy alone (the flag's accuracy cap is for mechanisms)."""
+    rubric = load_rubric()
+    base = (
+        "First pause the rollout and cap retries at the gateway. Then compare canary and old pods: image SHA, "
+        "startup args, the sampling backend fallback log, batch size and output lengths. Roll the canary back, "
+        "draining in-flight streams."
+    )
+    green = base + " Once the TPOT graph comes back down, the incident is over and the rollout can continue."
+    b = assess_answer(rubric, "incident", green, "en")
+    assert b.checklist is not None
+    assert [m.id for m in b.checklist.checks.misconceptions] == ["graph-green-means-resolved"]
+    assert "misconception" not in b.flags
+    caps = {d.dimension: " ".join(d.caps) for d in b.dimensions}
+    assert "misconception graph-green-means-resolved" in caps["validation"]
+    assert "misconception" not in caps["accuracy"] and "misconceptions" not in caps["evidence"]
+    # scaling out before limiting retries costs accuracy too (its entry names it): that one is flagged
+    scale = assess_answer(rubric, "incident", "全池都慢，先扩容再说，扩完再看日志。", "zh")
+    assert scale.checklist is not None
+    assert [m.id for m in scale.checklist.checks.misconceptions] == ["scale-out-first"]
+    assert "misconception" in scale.flags
