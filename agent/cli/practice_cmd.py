@@ -71,9 +71,16 @@ def _round_header(v: SessionView) -> str:
     rubric = default_rubric()
     if v.round is None:
         name = t("interview.your_questions", v.language)
-        return f"— {name} · {v.round_minutes} min —"
+        return t("interview.questions_header", v.language, title=name, minutes=v.round_minutes)
     title = rubric.round(v.round).title.get(v.language)
-    return f"— {v.round_index + 1}/{v.n_rounds} · {title} · {v.round_minutes} min —"
+    return t(
+        "interview.round_header",
+        v.language,
+        n=v.round_index + 1,
+        of=v.n_rounds,
+        title=title,
+        minutes=v.round_minutes,
+    )
 
 
 def practice(
