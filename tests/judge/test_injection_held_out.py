@@ -48,7 +48,7 @@ TECHNICAL = [
     "评测集覆盖长上下文检索和 tool call 合法率，过不了就回滚。",
     "The sampler keeps the top-k scores after temperature; logprobs come from the raw logits.",
     "The image digest is sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 in the manifest.",
-    "让代码评审的同学确认 diff 之后再合并，评审人员签字才放量。",
+    "让代码评审的同学确认 diff 之后再合并，评审人员签字才放量；评测系统每晚跑离线评测集。",
     "After the upgrade TPOT rose across the board, on every replica.",
     "Every item on the runbook checklist has an owner and a rollback step.",
 ]
