@@ -2,10 +2,12 @@
 stays on screen once the candidate's answer is saved; "Save answer" is not the microphone's "Record";
 Accept and Override name the round and dimension they act on; an Accept after an override is refused with a
 message instead of undoing it; the language switch renders all this again; a finished session's controls
-are off.
+are off. The self-check box beside the plan adds the self-check round after the plan's last round, as in
+Practice: the interviewer closes the plan's round and the self-check's first question is asked.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
-17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}.
+17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}, 18a-copilot-self-check-setup-{lang},
+18b-copilot-self-check-question-{lang}.
 """
 
 from __future__ import annotations
@@ -169,4 +171,68 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     assert page.locator("#copilot-answer textarea").is_disabled()
     assert page.locator("#copilot-next textarea").is_disabled()
     _shot(page, screenshots, f"17c-copilot-finished-{lang}")
+    page.context.close()
+
+
+SELF_CHECK_SEEN = {
+    "en": {
+        "plan": "Concept quick-fire (5 min)",
+        "box": "Add the self-check round",
+        "hint": "Four self-check questions after the last round (8 min)",
+        "round1": "Round 1 of 2",
+        "round2": "Round 2 of 2 · Self-check",
+        "q1": "Self-check, question 1",
+        "answer": "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand.",
+    },
+    "zh": {
+        "plan": "概念快问（5 分钟）",
+        "box": "加上自检轮",
+        "hint": "最后一轮之后回答四道自检题（8 分钟）",
+        "round1": "第 1 / 2 轮",
+        "round2": "第 2 / 2 轮 · 自检",
+        "q1": "自检第 1 题",
+        "answer": "Paged KV cache 把 KV cache 切成固定大小的 block，按需分配。",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_copilot_self_check_box_adds_the_round_after_the_plan(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    lang: str,
+) -> None:
+    seen, sc = SEEN[lang], SELF_CHECK_SEEN[lang]
+    page = _open(browser, served)
+    if lang == "zh":
+        _interface(page, "zh")
+    page.get_by_role("tab", name=seen["tab"]).click()
+    page.locator("#copilot-start").wait_for()
+    page.locator("#copilot-plan input").click()
+    page.get_by_role("option", name=sc["plan"]).click()
+    page.locator("#copilot-lang").get_by_text(seen["lang"], exact=True).click()
+    box = page.locator("#copilot-self-check input[type=checkbox]")
+    assert not box.is_checked() and box.is_enabled()
+    _shows(page, "#copilot-self-check", sc["box"])
+    _shows(page, "#copilot-self-check", sc["hint"])
+    page.locator("#copilot-self-check").get_by_text(sc["box"]).click()
+    assert box.is_checked()
+    _shot(page, screenshots, f"18a-copilot-self-check-setup-{lang}")
+
+    # the plan's round, as the interviewer runs it: an answer saved, then the round closed
+    page.locator("#copilot-start").click()
+    _shows(page, "#copilot-progress", sc["round1"])
+    assert box.is_checked()  # the set-up as the session has it
+    page.locator("#copilot-answer textarea").fill(sc["answer"])
+    page.locator("#copilot-record").click()
+    page.locator("#copilot-draft").get_by_text(seen["draft"]).wait_for()
+    page.get_by_role("button", name=seen["close"]).click()
+
+    # the self-check round: its first question asked, the candidate's turn
+    _shows(page, "#copilot-progress", sc["round2"])
+    _shows(page, "#copilot-question", sc["q1"])
+    assert seen["finished"] not in _text(page, "#copilot-status")
+    assert page.locator("#copilot-record").is_enabled()
+    _shot(page, screenshots, f"18b-copilot-self-check-question-{lang}")
     page.context.close()

@@ -1,11 +1,12 @@
-"""The self-check round in Practice's plan controls, without a browser: its place in the plan list, the box
-that adds it to a plan, the plan's name in both languages, and the controls a resumed session sets."""
+"""The self-check round in the plan controls of Practice and Co-pilot, without a browser: its place in the
+plan list, the box that adds it to a plan, the plan's name in both languages, and the controls a resumed
+session sets."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import gradio as gr
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from agent import graph
 from agent.ui import Services, views
 from agent.ui.context import AppContext
+from agent.ui.tabs import copilot, shared
 from agent.ui.tabs.practice import screen, sessions
 from agent.ui.texts import Texts
 
@@ -41,8 +43,8 @@ def test_the_plan_list_offers_the_self_check_alone_and_names_plans_that_add_it(c
     assert (
         ctx.plan_name("full", "en") == ctx.plan_name("full fresh", "en") == "Full mock: five rounds, 90 min"
     )
-    assert sessions.self_check_info(ctx, "en").startswith("Four self-check questions after the last round")
-    assert "8 分钟" in sessions.self_check_info(ctx, "zh")
+    assert shared.self_check_info(ctx, "en").startswith("Four self-check questions after the last round")
+    assert "8 分钟" in shared.self_check_info(ctx, "zh")
 
 
 def _start(ctx: AppContext, plan: str, self_check: bool, prev: str = "") -> list[Any]:
@@ -64,6 +66,33 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     # unticked: the plan as chosen
     plain = graph.get_session(_start(ctx, "concepts", False)[0]["sid"], owner="tab:me")
     assert plain.plan == "concepts" and screen.plan_controls(plain)[3]["value"] is False
+
+
+def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> None:
+    request = cast(gr.Request, SimpleNamespace(username=None, session_hash="page-1"))
+
+    def start(plan: str, box: bool) -> list[Any]:
+        return copilot.start_copilot(ctx, plan, "zh", {}, "en", "tab:me", request, box)
+
+    out = start("capacity", True)
+    view = graph.get_session(out[0]["sid"], owner="tab:me")
+    assert view.plan == "capacity self-check" and view.n_rounds == 2 and view.mode == "copilot"
+    plan, lang, box = out[-3:]  # the set-up as the session has it: the last outputs
+    assert (plan["value"], lang["value"], box["value"]) == ("capacity", "zh", True)
+    assert graph.get_session(start("self-check", True)[0]["sid"], owner="tab:me").plan == "self-check"
+    assert graph.get_session(start("full", False)[0]["sid"], owner="tab:me").plan == "full"
+    # a resumed session sets the box as it has it; a step within the session leaves the set-up alone
+    resumed = copilot.resume_copilot(ctx, view.session_id, {}, "en", "tab:me", request)
+    assert resumed[-1]["value"] is True
+    saved = copilot.record_answer(
+        ctx, "Weights: 40e9 x 2 B = 80e9 B (derived).", resumed[0], "en", "tab:me", request
+    )
+    closed = copilot.close_copilot_round(ctx, saved[0], "en", "tab:me", request)
+    assert saved[-3:] == closed[-3:] == [gr.update()] * 3
+    assert closed[0]["round"] == "self-check" and closed[0]["question"].startswith("自检第 1 题")
+    # a redo needs a previous session, which the co-pilot does not take: refused, box or not
+    assert "previous session" in start("redo", True)[11]
+    assert shared.plan_with_self_check("redo abc", True) == "redo abc self-check"
 
 
 def test_the_insight_does_not_give_the_next_questions_away(ctx: AppContext) -> None:

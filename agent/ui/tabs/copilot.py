@@ -1,5 +1,6 @@
-"""Co-pilot, for a human interviewer: the candidate's answers recorded, suggested follow-ups with the
-evidence they target, draft scores to accept or override."""
+"""Co-pilot, for a human interviewer: a plan (with the self-check round added after it when its box is
+ticked, as in Practice), the candidate's answers recorded, suggested follow-ups with the evidence they
+target, draft scores to accept or override."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ from agent.ui.context import LANG_CHOICES, AppContext, lang_of
 from agent.ui.tabs.shared import (
     SessionPane,
     log_override,
+    plan_controls,
+    plan_with_self_check,
     progress,
     question_md,
     round_text,
+    self_check_info,
     session_errors_noted,
     snippets_for,
     transcribe_into,
@@ -41,7 +45,11 @@ def build(ctx: AppContext) -> SessionPane:
         T(gr.Markdown, {"value": "ui.copilot_intro"})
         with gr.Row():
             c_plan = T(
-                gr.Dropdown, {"label": "ui.plan", "choices": ctx.plan_choices}, value="capacity", scale=2
+                gr.Dropdown,
+                {"label": "ui.plan", "choices": ctx.plan_choices},
+                value="capacity",
+                scale=2,
+                elem_id="copilot-plan",
             )
             c_lang = T(
                 gr.Radio,
@@ -51,6 +59,13 @@ def build(ctx: AppContext) -> SessionPane:
                 scale=1,
                 elem_id="copilot-lang",
             )
+            c_self_check = T(
+                gr.Checkbox,
+                {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
+                value=False,
+                scale=1,
+                elem_id="copilot-self-check",
+            )
             c_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="copilot-start")
         with gr.Row():
             c_sid = T(
@@ -58,7 +73,7 @@ def build(ctx: AppContext) -> SessionPane:
             )
             c_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2)
             c_resume = T(gr.Button, {"value": "ui.resume"}, scale=1)
-        c_progress = gr.HTML("")
+        c_progress = gr.HTML("", elem_id="copilot-progress")
         c_question = gr.Markdown("", elem_id="copilot-question")
         c_waiting = gr.Markdown("")
         with gr.Row():
@@ -133,11 +148,20 @@ def build(ctx: AppContext) -> SessionPane:
         c_status,
         c_view,
         *(controls := [c_mic, c_transcribe, c_record, c_ask, c_close]),
+        # last, so the API's earlier outputs keep their places: the set-up as the session has it
+        c_plan,
+        c_lang,
+        c_self_check,
     ]
     assert len(controls) == len(CONTROLS)
     common = ctx.common
     bind = ctx.bind
-    c_start.click(bind(start_copilot), [c_plan, c_lang, c_state, *common], outputs, api_name="start_copilot")
+    c_start.click(
+        bind(start_copilot),
+        [c_plan, c_lang, c_state, *common, c_self_check],
+        outputs,
+        api_name="start_copilot",
+    )
     c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
     c_ask.click(bind(ask_question), [c_next, c_state, *common], outputs, api_name="ask_question")
@@ -171,8 +195,10 @@ def build(ctx: AppContext) -> SessionPane:
 
 
 CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
-"""The last outputs of `copilot_out`: with the answer box, the follow-up pick and the next question, what
-moves a co-pilot session on; off once the session is finished."""
+"""Outputs of `copilot_out` after the raw session: with the answer box, the follow-up pick and the next
+question, what moves a co-pilot session on; off once the session is finished."""
+SET_UP = ("plan", "session_language", "self_check")
+"""The last outputs of `copilot_out`: the set-up controls, as the session on screen has them."""
 
 
 def copilot_out(
@@ -184,11 +210,13 @@ def copilot_out(
     note: str | None = None,
     keep: str = "",
 ) -> list[Any]:
-    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status."""
+    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
+    A session newly on screen (started or resumed) sets the plan, the interview language and the
+    self-check box as it has them."""
     if view is None:
         return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()] + [
             gr.update()
-        ] * len(CONTROLS)
+        ] * (len(CONTROLS) + len(SET_UP))
     ra = view.last_assessment
     state = view_state(view)
     state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra else None
@@ -202,6 +230,9 @@ def copilot_out(
         n for n in (note, view.notice, view.message, t("ui.copilot_finished", ui) if done else None) if n
     ]
     on = gr.update(interactive=not done)
+    plan, lang, _previous, self_check = (
+        plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
+    )
     return [
         state,
         view.session_id,
@@ -217,6 +248,9 @@ def copilot_out(
         "\n\n".join(notes),
         json.loads(view.model_dump_json(exclude={"report"})),
         *[on] * len(CONTROLS),
+        plan,
+        lang,
+        self_check,
     ]
 
 
@@ -289,12 +323,18 @@ def start_copilot(
     ui_v: str,
     owner_v: str | None,
     request: gr.Request,
+    self_check: bool = False,
 ) -> list[Any]:
+    """Start a co-pilot session with `plan`, the self-check round added after its last round when
+    `self_check` is ticked (as in Practice)."""
     ui = lang_of(ui_v)
     if plan == "redo":
         return copilot_note(ctx, state, ui, t("ui.need_previous", ui))
     view = graph.start_session(
-        plan or "capacity", lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request)
+        plan_with_self_check(plan or "capacity", self_check),
+        lang_of(lang),
+        "copilot",
+        owner=ctx.owner_of(owner_v, request),
     )
     return copilot_out(ctx, view, {}, ui, note=t("ui.started", ui, sid=view.session_id))
 

@@ -1,4 +1,5 @@
-"""What more than one tab does: a session's question, progress and sources, speech to text, overrides."""
+"""What more than one tab does: a session's plan (the self-check box), question, progress and sources, speech
+to text, overrides."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from pydantic import ValidationError
 
 from agent.contracts.report import JudgeInfo
 from agent.graph import SessionError, SessionView
+from agent.graph.plan import ADD_SELF_CHECK, with_self_check
 from agent.graph.session import MAX_FOLLOWUPS
 from agent.overrides import NewOverride, OverrideLogError
-from agent.rubric.model import DIMENSIONS, Lang
+from agent.rubric.model import DIMENSIONS, SELF_CHECK, Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
@@ -46,6 +48,31 @@ class SessionPane:
     rerendered: list[Any] = field(default_factory=list)
     """Further components the language switch renders again, with `rerender(ctx, state, ui, owner)`."""
     rerender: Callable[[AppContext, dict[str, Any], Lang, str], list[Any]] | None = None
+
+
+def self_check_info(ctx: AppContext, lang: Lang) -> str:
+    """The self-check box's hint (Practice and Co-pilot): what the round is and its minutes."""
+    return t("ui.add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
+
+
+def plan_with_self_check(spec: str, self_check: bool) -> str:
+    """The plan word a tab starts a session with: `spec` ("full", "capacity", "redo ID", …) with the
+    self-check round added after its last round when the box is ticked (`full self-check`); the
+    self-check plan itself adds nothing."""
+    return f"{spec} {ADD_SELF_CHECK}" if self_check and spec != SELF_CHECK else spec
+
+
+def plan_controls(view: SessionView) -> list[Any]:
+    """The plan, interview language, previous-session and self-check controls as the session has them."""
+    plan, added = with_self_check(view.plan)
+    words = plan.split()
+    redo = len(words) > 1 and words[0] == "redo"
+    return [
+        gr.update(value="redo" if redo else plan),
+        gr.update(value=view.language),
+        gr.update(value=words[1] if redo else ""),
+        gr.update(value=added),
+    ]
 
 
 def question_md(state: dict[str, Any], ui: Lang) -> str:

@@ -12,12 +12,18 @@ import gradio as gr
 
 from agent import graph
 from agent.graph import SessionView
-from agent.graph.plan import with_self_check
 from agent.graph.report import session_markdown
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
-from agent.ui.tabs.shared import progress, question_md, round_text, snippets_for, view_state
+from agent.ui.tabs.shared import (
+    plan_controls,
+    progress,
+    question_md,
+    round_text,
+    snippets_for,
+    view_state,
+)
 from agent.voice.delivery import Delivery
 
 
@@ -181,19 +187,6 @@ def practice_out(
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
     """The tab as it was, with `note` as its status and `keep` in the answer box."""
     return practice_out(ctx, None, state, ui, note=note, keep=keep)
-
-
-def plan_controls(view: SessionView) -> list[Any]:
-    """The plan, interview language, previous-session and self-check controls as the session has them."""
-    plan, added = with_self_check(view.plan)
-    words = plan.split()
-    redo = len(words) > 1 and words[0] == "redo"
-    return [
-        gr.update(value="redo" if redo else plan),
-        gr.update(value=view.language),
-        gr.update(value=words[1] if redo else ""),
-        gr.update(value=added),
-    ]
 
 
 def _no_delivery() -> Any:

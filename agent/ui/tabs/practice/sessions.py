@@ -10,11 +10,9 @@ from typing import Any
 import gradio as gr
 
 from agent import graph
-from agent.graph.plan import ADD_SELF_CHECK
-from agent.rubric.model import SELF_CHECK, Lang
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
-from agent.ui.tabs.shared import session_errors_noted
+from agent.ui.tabs.shared import plan_with_self_check, session_errors_noted
 from agent.util.messages import t
 
 KEEP = "__keep__"
@@ -34,11 +32,6 @@ def confirm_js(index: int) -> str:
         f" if (sid && !done && !window.confirm(ask)) {{ args[{index}] = {json.dumps(KEEP)}; }}"
         " return args; }"
     )
-
-
-def self_check_info(ctx: AppContext, lang: Lang) -> str:
-    """The self-check box's hint: what the round is and its minutes."""
-    return t("ui.add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
 
 
 def remember(state: dict[str, Any]) -> str | None:
@@ -110,9 +103,7 @@ def start_practice(
         if not (prev_sid or "").strip():
             return practice_note(ctx, state, ui, t("ui.need_previous", ui))
         spec = f"redo {prev_sid.strip()}"
-    if self_check and spec != SELF_CHECK:
-        spec = f"{spec} {ADD_SELF_CHECK}"
-    view = graph.start_session(spec, lang_of(lang), "practice", owner=owner)
+    view = graph.start_session(plan_with_self_check(spec, self_check), lang_of(lang), "practice", owner=owner)
     return practice_out(
         ctx, view, {}, ui, request.session_hash, note=t("ui.started", ui, sid=view.session_id)
     )

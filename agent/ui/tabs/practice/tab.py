@@ -20,11 +20,10 @@ from agent.ui.tabs.practice.sessions import (
     remember,
     restore_practice,
     resume_practice,
-    self_check_info,
     start_practice,
 )
 from agent.ui.tabs.practice.speech import speak_question
-from agent.ui.tabs.shared import SessionPane
+from agent.ui.tabs.shared import SessionPane, self_check_info
 from agent.util.messages import t
 
 
