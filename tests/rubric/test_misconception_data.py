@@ -22,6 +22,7 @@ from agent.rubric.misconception import PATH_SOURCE, has_cjk
 SEED_LINES: dict[str, tuple[str, ...]] = {
     "000": (
         "1. block size 越小是否越好？",
+        "若 KV heads 在 TP=4 均匀分片，每 rank逻辑部分近似：",
         "1. 最小方案： 每模型版本独立 deployment；单节点能放下则小 TP + replica DP；gateway 负责 auth / token / schema "
         "limits，router 以 model / LoRA 为 hard constraint，以 load / prefix / active adapter 为有界 soft score。",
         "2. prefix hit rate 高，为什么 TTFT 可能不降？",
