@@ -24,11 +24,13 @@ from agent.judge.matching import (
     sentence_hits,
     sentences,
 )
+from agent.judge.numerals import with_digits
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
 
-_NUMBER = re.compile(r"(?<![\w.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
+"""A number; right after a Chinese character too ("约74.5GiB", "提升了3倍"), not inside a word or path."""
 _MULTIPLIER = re.compile(r"\d(?:\.\d+)?\s*(?:x\b|×|倍|%|percent)", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])vllm/[A-Za-z0-9_./{},\-]*[A-Za-z0-9_/}](?:(?:::?|\.)[A-Z_a-z][\w.]*)?")
 
@@ -298,20 +300,25 @@ def numbers(
             continue  # a question the candidate asks claims nothing (one in a run of questions too)
         computed_before = k > 0 and sents[k - 1].turn == s.turn and bool(_COMPUTATION.search(sents[k - 1].text))
         last: tuple[int, str | None] | None = None  # the end and label of the sentence's last quantity
-        for m in _NUMBER.finditer(s.text):
-            if not _unit_after(s.text, m.end(), lex["quantity_units"]):
+        # "提升了三倍，降了百分之六十": Chinese numerals count as numbers (speech-to-text writes them so); English
+        # number words do not (a spoken "about a hundred and eighty" reads as talk, labelled or not)
+        said = with_digits(s.text, english=False)
+        text = said.text
+        for m in _NUMBER.finditer(text):
+            if not _unit_after(text, m.end(), lex["quantity_units"]):
                 continue
             v = _value(m.group(0))
             if v in (1.0, 2.0):
                 continue  # constants such as 2 bytes per BF16 value, 2 for K and V
-            if _not_a_claim(s.text, m, v):
+            if _not_a_claim(text, m, v):
                 continue
-            scale = _SCALE.get(s.text[m.end() : m.end() + 1].lower(), 1.0)  # 3k, 4K, 3.2万
+            quote = said.original(m.start(), m.end())  # as the candidate said it
+            scale = _SCALE.get(text[m.end() : m.end() + 1].lower(), 1.0)  # 3k, 4K, 3.2万
             if v in known or v * scale in known:
-                out.append(NumberFinding(text=m.group(0), label="given", sentence=s.text))
+                out.append(NumberFinding(text=quote, label="given", sentence=s.text))
                 continue
             if v >= 10 and (v - 1 in known or v + 1 in known):  # N+1 nodes, "the other 19" of 20 adapters
-                out.append(NumberFinding(text=m.group(0), label="derived", sentence=s.text))
+                out.append(NumberFinding(text=quote, label="derived", sentence=s.text))
                 continue
             label = None
             for name in ("observed", "estimated", "given", "derived"):
@@ -319,11 +326,11 @@ def numbers(
                     label = name
                     break
             if label is None and (
-                _SHOWN.search(s.text[max(0, m.start() - 120) : m.start()])
-                or (computed_before and _RESULT_LEAD.match(s.text[: m.start()]))
+                _SHOWN.search(text[max(0, m.start() - 120) : m.start()])
+                or (computed_before and _RESULT_LEAD.match(text[: m.start()]))
             ):
                 label = "derived"  # "× 128 × 2 bytes. That's 245,760 bytes"
-            if label is None and last is not None and _RESTATED.match(s.text[last[0] : m.start()]):
+            if label is None and last is not None and _RESTATED.match(text[last[0] : m.start()]):
                 label = last[1]  # "245,760 bytes, which is exactly 240 KiB": the same quantity again
             if label is None and s.turn in blanket and k > blanket[s.turn][1]:
                 label = blanket[s.turn][0]
@@ -332,7 +339,7 @@ def numbers(
             if label is not None:
                 seen.setdefault(v, label)
             last = (m.end(), label)
-            out.append(NumberFinding(text=m.group(0), label=label, sentence=s.text))  # type: ignore[arg-type]
+            out.append(NumberFinding(text=quote, label=label, sentence=s.text))  # type: ignore[arg-type]
     return out
 
 

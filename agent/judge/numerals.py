@@ -95,12 +95,13 @@ def _zh_numerals(text: str) -> list[tuple[int, int, float]]:
         run = m.group(0)
         start = m.start()
         before = text[start - 1] if start else ""
-        if (before and before in "万千统第之单唯") or text.startswith(_ZH_NOT_NUMBERS, start):
+        percent = text[max(0, start - 3) : start] == "百分之"  # 百分之六十
+        if not percent and ((before and before in "万千统第之单唯") or text.startswith(_ZH_NOT_NUMBERS, start)):
             continue  # 万一, 千万, 统一, 第一, 之一: words, not amounts
-        if len(run) == 1:
+        if len(run) == 1 and not percent:
             after = text[m.end() : m.end() + 4].lstrip()
-            if not re.match(r"(?i)(gib|gb|mib|mb|tib|tb|个请求|个并发|字节|bytes?\b)", after):
-                continue  # 一 or 十 alone is a word (一个, 一种, 十分) unless a unit follows
+            if not re.match(r"(?i)(gib|gb|mib|mb|tib|tb|个请求|个并发|字节|倍|bytes?\b)", after):
+                continue  # 一 or 十 alone is a word (一个, 一种, 十分) unless a unit follows (三倍 is three times)
         value = _zh_value(run)
         if value is not None:
             out.append((start, m.end(), value))
@@ -263,9 +264,11 @@ def _fmt(v: float) -> str:
     return str(int(v)) if v == int(v) else f"{v:g}" if abs(v) < 1e15 else repr(v)
 
 
-def with_digits(text: str) -> Digits:
-    """The text with Chinese numerals and English number words (and 24.6万 / 245 thousand) as digits."""
-    found = sorted(_zh_numerals(text) + _en_numerals(text), key=lambda t: (t[0], -(t[1] - t[0])))
+def with_digits(text: str, *, english: bool = True) -> Digits:
+    """The text with Chinese numerals and English number words (and 24.6万 / 245 thousand, 百分之六十) as digits;
+    `english=False`: Chinese numerals only."""
+    words = _en_numerals(text) if english else []
+    found = sorted(_zh_numerals(text) + words, key=lambda t: (t[0], -(t[1] - t[0])))
     parts: list[str] = []
     spans: list[tuple[int, int, int, int]] = []
     pos = 0
@@ -274,6 +277,9 @@ def with_digits(text: str) -> Digits:
         if start < pos:
             continue  # overlaps a longer run already taken
         digits = _fmt(value)
+        if text[max(pos, start - 3) : start] == "百分之":  # 百分之六十 -> 60%
+            start -= 3
+            digits += "%"
         parts.append(text[pos:start])
         out_len += start - pos
         spans.append((out_len, out_len + len(digits), start, end))

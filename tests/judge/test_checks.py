@@ -459,3 +459,15 @@ def test_a_change_before_evidence_counts_per_answer_and_a_negator_only_next_to_i
     assert first_change("我会先让平台把副本数扩 20% 左右。") is not None
     assert first_change("这时候等扩容来不及。扩容要拉镜像加载权重几分钟才起得来。") is None
     assert first_change("A restart won't help here. Compare the image SHAs first.") is None
+
+
+def test_chinese_numerals_are_numbers_to_label(lex: dict[str, Any]) -> None:
+    """Speech-to-text writes Chinese numbers as characters: "提升了大概三倍，延迟降了百分之六十" claims two figures (shown
+    as said), as "提升了 3 倍，降了 60%" does; a figure right after a Chinese character counts too."""
+    said = run_checks("project-experience", "我们上了 vLLM 以后吞吐提升了大概三倍，延迟降了百分之六十。", lex)
+    assert said.unlabeled_numbers == ["三", "百分之六十"], said.unlabeled_numbers
+    assert said.fabricated
+    digits = run_checks("project-experience", "我们上了 vLLM 以后吞吐提升了大概3倍，延迟降了60%。", lex)
+    assert digits.unlabeled_numbers == ["3", "60"], digits.unlabeled_numbers
+    labelled = run_checks("project-experience", "吞吐提升了大概三倍（压测报告里的数），延迟降了百分之六十（同一份报告）。", lex)
+    assert labelled.unlabeled_numbers == [] and not labelled.fabricated

@@ -108,3 +108,11 @@ def test_a_quantity_keeps_the_text_as_written() -> None:
 
 def test_a_model_name_is_not_a_quantity() -> None:
     assert [q.raw for q in read_quantities("A100 与 H100 上 TP4")] == []
+
+
+def test_a_percentage_said_in_chinese_and_times_said_alone() -> None:
+    d = with_digits("延迟降了百分之六十，吞吐提升了三倍，统一之一")
+    assert d.text == "延迟降了60%，吞吐提升了3倍，统一之一"
+    assert d.original(d.text.index("60%"), d.text.index("60%") + 3) == "百分之六十"
+    assert with_digits("提升了三倍", english=True).text == with_digits("提升了三倍", english=False).text
+    assert with_digits("about a hundred and eighty", english=False).text == "about a hundred and eighty"
