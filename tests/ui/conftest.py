@@ -20,6 +20,7 @@ import pytest
 
 from agent.knowledge.snippet import Snippet
 from agent.ui.auth import LoginThrottle, hash_password
+from agent.voice.tts import TextToSpeech
 
 SNIPPET = Snippet(
     path="vllm/v1/core/kv_cache_manager.py",
@@ -66,9 +67,14 @@ def ui_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def launch_app(
-    data_dir: Path, *, users: dict[str, str], throttle: LoginThrottle | None = None
+    data_dir: Path,
+    *,
+    users: dict[str, str],
+    throttle: LoginThrottle | None = None,
+    tts: Callable[[], TextToSpeech] | None = None,
 ) -> Iterator[Served]:
-    """The app served until the generator is closed; `throttle`: the login throttle (a test's clock)."""
+    """The app served until the generator is closed; `throttle`: the login throttle (a test's clock);
+    `tts`: the text to speech (default: the offline voices)."""
     from agent.ui import Services, build_app
     from agent.ui.main import launch_kwargs
 
@@ -76,6 +82,7 @@ def launch_app(
         retriever=lambda: lambda text, k: [SNIPPET],
         require_login=bool(users),
         reviewers=REVIEWERS if users else frozenset(),
+        **({"tts": tts} if tts is not None else {}),
     )
     app = build_app(services)
     app.queue(default_concurrency_limit=4)

@@ -119,10 +119,11 @@ def _no_error_toast(page: Page, where: str) -> None:
     assert toasts.count() == 0, f"{where}: error toast: {toasts.first.inner_text()!r}"
 
 
-def _shot(page: Page, folder: Path, name: str) -> None:
+def _shot(page: Page, folder: Path, name: str, *, full_page: bool = True) -> None:
+    """The page (`full_page`) or what the screen shows now, once the last render settled."""
     page.wait_for_timeout(500)  # let the last render settle
     _no_error_toast(page, name)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
 def _tab(page: Page, name: str) -> None:

@@ -59,7 +59,7 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     assert view.plan == "full self-check" and view.n_rounds == 6
     plan, lang, prev, box = screen.plan_controls(view)
     assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
-    assert out[-1] == box  # the box is the last output: the API's earlier outputs keep their places
+    assert out[-2] == box  # the box, then the speech's note: the API's earlier outputs keep their places
     # the self-check plan itself: the box adds nothing more
     alone = graph.get_session(_start(ctx, "self-check", True)[0]["sid"], owner="tab:me")
     assert alone.plan == "self-check" and alone.n_rounds == 1

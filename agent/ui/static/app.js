@@ -59,3 +59,29 @@ window.coachGradioLocale = async (lang) => {
   for (let i = 0; i < 200 && html.lang !== want; i++) await new Promise((r) => setTimeout(r, 25));
   return html.lang === want;
 };
+
+// On a narrow screen (a phone) Practice is one long column: after Start, Resume, Send or Continue, what
+// comes next (the round-finished banner when it shows, else the question under the round's progress and
+// clock) is scrolled into view when it is off the screen, so the new question is read at once (Send is
+// pressed far below it). A question already shown (an answer refused) leaves the page where it is.
+window.coachShowNext = async () => {
+  if (!window.matchMedia("(max-width: 640px)").matches) return;
+  const shown = (el) => el && el.offsetParent !== null && el.innerText.trim() !== "";
+  for (let i = 0; i < 40; i++) { // the event's outputs are drawn within a moment: up to 2 s
+    const banner = document.querySelector("#round-scores");
+    const target = shown(banner) ? banner : document.querySelector("#practice-question");
+    if (shown(target)) {
+      const text = target.innerText.trim();
+      const key = target.id + ":" + text.slice(text.indexOf(":") + 1).trim(); // the question, not its label
+      if (key !== window.coachShownNext) {
+        window.coachShownNext = key;
+        const r = target.getBoundingClientRect();
+        const progress = document.querySelector("#practice-progress");
+        const top = target !== banner && shown(progress) ? progress : target;
+        if (r.top < -1 || r.bottom > window.innerHeight + 1) top.scrollIntoView({ block: "start", behavior: "smooth" });
+        return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};

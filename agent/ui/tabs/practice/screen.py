@@ -24,6 +24,7 @@ from agent.ui.tabs.shared import (
     snippets_for,
     view_state,
 )
+from agent.util.messages import t
 from agent.voice.delivery import Delivery
 
 
@@ -63,6 +64,7 @@ def practice_out(
             *[gr.update()] * 3,
             gr.update(),
             gr.update(),
+            gr.update(),
         ]
     rubric = ctx.rubric
     state = view_state(view)
@@ -92,7 +94,10 @@ def practice_out(
     state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
     if page:
         ctx.shown.show(page, state["say"])
+    # the player is emptied (and hidden) until the question's speech is ready (`speak_question`);
+    # meanwhile the note under it says the speech is being prepared
     audio: Any = None if new_question or not state["question"] else gr.update()
+    voice: Any = preparing_md(ui) if new_question else gr.update() if state["question"] else ""
     result: Any = gr.update() if same_session else ""
     sources: Any = gr.update() if same_session else ""
     banner_visible: Any = gr.update(visible=False) if not same_session else gr.update()
@@ -181,12 +186,18 @@ def practice_out(
         *controls[:3],
         delivery_out,
         controls[3],
+        voice,
     ]
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
     """The tab as it was, with `note` as its status and `keep` in the answer box."""
     return practice_out(ctx, None, state, ui, note=note, keep=keep)
+
+
+def preparing_md(ui: Lang) -> str:
+    """The note in the question's spoken box while its speech is being made."""
+    return f"<div class='coach-speaking'>{t('ui.question_audio_preparing', ui)}</div>"
 
 
 def _no_delivery() -> Any:

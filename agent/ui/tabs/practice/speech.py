@@ -17,16 +17,18 @@ from agent.voice import VoiceUnavailable
 
 def speak_question(
     ctx: AppContext, state: dict[str, Any], spoken: str | None, ui_v: str, request: gr.Request
-) -> tuple[Any, str | None, str]:
-    """The question as speech, once per question shown (the text never waits for it).
+) -> tuple[Any, str | None, Any]:
+    """The question as speech, once per question shown (the text never waits for it): (the speech for the
+    player; the question spoken; the note under the player: "", or why there is no speech).
 
-    Speech that is ready only after the page moved on to another question is dropped."""
+    Speech that is ready only after the page moved on to another question is dropped, and the note left
+    to that question."""
     if not state.get("question") or state.get("say") == spoken:
         return gr.update(), spoken, ""
     audio, warn = speak(ctx, state["question"], lang_of(state["lang"]), lang_of(ui_v))
     current = ctx.shown.showing(request.session_hash or "", state.get("say"))
     if current != state.get("say"):
-        return gr.update(), spoken, ""
+        return gr.update(), spoken, gr.update()
     return audio, state.get("say"), warn or ""
 
 

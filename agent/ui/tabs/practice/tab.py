@@ -26,6 +26,10 @@ from agent.ui.tabs.practice.speech import speak_question
 from agent.ui.tabs.shared import SessionPane, self_check_info
 from agent.util.messages import t
 
+SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
+"""After Start, Resume, Send and Continue: on a narrow screen (a phone), the new question, or the round's
+scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
+
 
 def build(ctx: AppContext) -> SessionPane:
     """The tab and its events; returns what the language switch re-renders."""
@@ -85,6 +89,9 @@ def build(ctx: AppContext) -> SessionPane:
             with gr.Column(scale=3):
                 p_question = gr.Markdown("", elem_id="practice-question")
             with gr.Column(scale=1, min_width=220):
+                # the player shows once the question's speech is ready (an empty one is hidden, app.css);
+                # until then the note below says it is being prepared: speech takes seconds, the
+                # question's text does not wait for it
                 p_audio_q = T(
                     gr.Audio,
                     {"label": "ui.question_audio"},
@@ -93,7 +100,7 @@ def build(ctx: AppContext) -> SessionPane:
                     interactive=False,
                     elem_id="practice-question-audio",
                 )
-                p_voice = gr.Markdown("")
+                p_voice = gr.Markdown("", elem_id="practice-question-voice")
         p_spoken = gr.State(None)
         # the recordings transcribed into the answer box: what each said and its delivery figures
         p_heard = gr.State([])
@@ -170,17 +177,22 @@ def build(ctx: AppContext) -> SessionPane:
         p_prev,
         p_delivery,
         p_self_check,
+        p_voice,
     ]
     common = ctx.common
     bind = ctx.bind
-    # the question is spoken after its text shows; a newer event cancels speech still being made
+    # the question is spoken after its text shows; a newer event cancels speech still being made. The
+    # note under the player says the speech is being prepared (`practice_out`), not Gradio's spinner
     speaking = p_state.change(
         bind(speak_question),
         [p_state, p_spoken, ctx.ui],
         [p_audio_q, p_spoken, p_voice],
         api_name="speak_question",
+        show_progress="hidden",
     )
     listed = {"fn": bind(list_unfinished), "inputs": common, "outputs": [p_unfinished]}
+    # on a phone, what comes next (the question, or the round-finished banner) scrolled into view
+    show_next = {"fn": None, "js": SHOW_NEXT_JS, "api_name": "show_next", "show_progress": "hidden"}
     # Start and Resume replace the session on screen: the browser asks first when one is under way
     for trigger, fn, inputs, name, js in [
         (
@@ -198,13 +210,17 @@ def build(ctx: AppContext) -> SessionPane:
         event = trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking], js=js)
         if trigger in (p_start, p_resume, p_finish, p_send):
             event.then(**listed, api_name="list_unfinished", show_progress="hidden")
-    p_unfinished.select(
+        if trigger is not p_finish:
+            event.then(**show_next)
+    listed_resume = p_unfinished.select(
         bind(resume_practice),
         [p_unfinished, p_state, *common],
         outputs,
         api_name="resume_listed",
         js=confirm_js(0),
-    ).then(**listed, api_name="list_unfinished", show_progress="hidden")
+    )
+    listed_resume.then(**listed, api_name="list_unfinished", show_progress="hidden")
+    listed_resume.then(**show_next)
     p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
     tab_practice.select(**listed, api_name="list_unfinished")
     retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
