@@ -148,6 +148,36 @@ def migrate(url: str, *, checkpointer: bool = True, folder: Path = MIGRATIONS_DI
     return out
 
 
+@dataclass(frozen=True)
+class Schema:
+    """What `migrate` would find, read without a lock and without DDL (`schema`)."""
+
+    behind: list[str]
+    """what is missing, in words; empty: up to date"""
+    role: str
+    """the connected role"""
+    owner: str
+    """the role that owns the schema"""
+    owned: bool
+    """the connected role may migrate the schema: it is (a member of) its owner"""
+
+
+def schema(url: str) -> Schema:
+    """Whether the database at `url` is up to date and whether the connected role owns its schema,
+    changing nothing (`interview db import` needs both). MigrationError as `migrate` raises it for a
+    database migrated by newer code or an edited migration."""
+    known = migrations()
+    with connect(url) as conn:
+        try:
+            state = _state(conn, True)
+        except Exception as e:
+            if type(e).__module__.startswith("psycopg"):
+                raise MigrationError(f"reading {redact(url)} failed: {' '.join(str(e).split())}") from e
+            raise
+    _refuse(state, known, url)
+    return Schema(_behind(state, known, True), state.role, state.owner, state.may_migrate)
+
+
 def _state(conn: Any, checkpointer: bool) -> _State:
     row = conn.execute(
         "SELECT current_user AS role, to_regclass(%s) IS NOT NULL AS has_table, "

@@ -81,6 +81,27 @@ class Recorded:
     """why it cannot be read"""
 
 
+def read_count(count_path: Path) -> Recorded | None:
+    """What the count file beside a store says; None without one. A count file that cannot be read says no
+    number (`Recorded.unreadable` says why), but still that the store held sessions: it is only written
+    once one was saved."""
+    try:
+        text = count_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        return Recorded(None, "not UTF-8 text")
+    except OSError as e:
+        return Recorded(None, e.strerror or type(e).__name__)
+    try:
+        n = json.loads(text)["sessions"]
+    except (ValueError, KeyError, TypeError):
+        return Recorded(None, 'not {"sessions": N}')
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return Recorded(None, f"no session count in it ({n!r})")
+    return Recorded(n)
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -216,24 +237,7 @@ class Store(SessionStore):
             )
 
     def _recorded(self) -> Recorded | None:
-        """What the count file says; None without one. A count file that cannot be read says no number
-        (`Recorded.unreadable` says why), but still that the store held sessions: it is only written
-        once one was saved."""
-        try:
-            text = self.count_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except UnicodeDecodeError:
-            return Recorded(None, "not UTF-8 text")
-        except OSError as e:
-            return Recorded(None, e.strerror or type(e).__name__)
-        try:
-            n = json.loads(text)["sessions"]
-        except (ValueError, KeyError, TypeError):
-            return Recorded(None, 'not {"sessions": N}')
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            return Recorded(None, f"no session count in it ({n!r})")
-        return Recorded(n)
+        return read_count(self.count_path)
 
     def _check_nothing_lost(self) -> int:
         """The store's session count; SessionStoreError when it holds fewer than the count file says, or
