@@ -112,6 +112,11 @@ def test_phone_ctrl_enter_and_the_clock_at_continue(
     # the round-finished banner: the next round's clock waits at 00:00
     page.get_by_role("button", name=seen["finish"]).click()
     page.locator("#round-scores").wait_for()
+    page.wait_for_function(  # the banner, at the top of the page, comes on the screen (Finish is far below)
+        "() => { const r = document.querySelector('#round-scores')?.getBoundingClientRect();"
+        " return !!r && r.top >= -1 && r.top < window.innerHeight / 2; }",
+        timeout=10_000,
+    )
     _shows(page, "#practice-progress", seen["round2"])
     assert _timer(page).startswith("00:00"), _timer(page)
     page.wait_for_timeout(2200)

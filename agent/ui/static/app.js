@@ -60,8 +60,8 @@ window.coachGradioLocale = async (lang) => {
   return html.lang === want;
 };
 
-// On a narrow screen (a phone) Practice is one long column: after Start, Resume, Send or Continue, what
-// comes next (the round-finished banner when it shows, else the question under the round's progress and
+// On a narrow screen (a phone) Practice is one long column: after Start, Resume, Send, Finish or Continue,
+// what comes next (the round-finished banner when it shows, else the question under the round's progress and
 // clock) is scrolled into view when it is off the screen, so the new question is read at once (Send is
 // pressed far below it). A question already shown (an answer refused) leaves the page where it is.
 window.coachShowNext = async () => {

@@ -27,8 +27,8 @@ from agent.ui.tabs.shared import SessionPane, self_check_info
 from agent.util.messages import t
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
-"""After Start, Resume, Send and Continue: on a narrow screen (a phone), the new question, or the round's
-scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
+"""After Start, Resume, Send, Finish and Continue: on a narrow screen (a phone), the new question, or the
+round's scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
 
 
 def build(ctx: AppContext) -> SessionPane:
@@ -210,8 +210,7 @@ def build(ctx: AppContext) -> SessionPane:
         event = trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking], js=js)
         if trigger in (p_start, p_resume, p_finish, p_send):
             event.then(**listed, api_name="list_unfinished", show_progress="hidden")
-        if trigger is not p_finish:
-            event.then(**show_next)
+        event.then(**show_next)
     listed_resume = p_unfinished.select(
         bind(resume_practice),
         [p_unfinished, p_state, *common],
