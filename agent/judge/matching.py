@@ -15,7 +15,8 @@ from functools import lru_cache
 
 from agent.rubric.model import Cues
 
-_SPLIT = re.compile(r"(?<=[。！？；!?;\n])|(?<=\.)(?=\s)")
+_SPLIT = re.compile(r"(?<=[。！？；!?;\n])|(?<=\.)(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!etc\.)(?<!vs\.)(?=\s)")
+"""Sentence ends; not after "e.g.", "i.e.", "etc.", "vs." (a quote cut at "(e.g." shows half a thought)."""
 #: unpunctuated Chinese, as speech-to-text writes it ("共享的 因为 LoRA 不改 base 权重"): a space between two
 #: Chinese characters is a pause, so a clause boundary; text with any Chinese punctuation keeps its sentences
 _PAUSE = re.compile(r"(?<=[\u4e00-\u9fff])(?=\s+[\u4e00-\u9fff])")

@@ -114,3 +114,12 @@ def test_sentence_hits_answers_as_each_sentence_asked_alone() -> None:
             assert [any_term(low, terms) for low in lowers] == alone, (terms, text[:80])
             want = sum(1 << i for i, hit in enumerate(alone) if hit)
             assert sentence_hits(lowers, terms) == want, (terms, text[:80])
+
+
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    """A quote cut at "(e.g." shows half a thought: "e.g.", "i.e.", "etc." and "vs." end no sentence."""
+    text = "Tighten the retry budget (e.g. at most one re-attempt), i.e. cap it. Then drain the canary, vs. killing it."
+    assert [s.text for s in sentences(text)] == [
+        "Tighten the retry budget (e.g. at most one re-attempt), i.e. cap it.",
+        "Then drain the canary, vs. killing it.",
+    ]
