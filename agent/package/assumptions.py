@@ -7,7 +7,7 @@ import re
 
 from agent.contracts.checklist import Checklist
 from agent.contracts.transcript import TranscriptRound
-from agent.judge.checks import given_values
+from agent.judge.numbers import given_values
 from agent.judge.matching import any_term, sentences
 from agent.package.model import Assumption
 from agent.rubric.loader import Rubric
