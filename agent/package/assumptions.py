@@ -7,8 +7,8 @@ import re
 
 from agent.contracts.checklist import Checklist
 from agent.contracts.transcript import TranscriptRound
-from agent.judge.numbers import given_values
 from agent.judge.matching import any_term, sentences
+from agent.judge.numbers import given_values
 from agent.package.model import Assumption
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
