@@ -22,13 +22,17 @@ def expected_items(rubric: Rubric, ra: RoundAssessment) -> list[EvidenceItem]:
 
 
 def not_asked_yet(rubric: Rubric, ra: RoundAssessment) -> set[str]:
-    """The items only a question of the round not asked yet asks for: in a round with questions (the
-    project interview, the self-check), before the first of them is answered (the assessment has no
-    scope yet), every item a question claims; once one is, the scope already leaves the others out."""
+    """The items a question or follow-up of the round may still ask for, kept off the "still lacks" list while
+    the round is open (listing them gives the next answer away: "Does continuous batching mean prefill and
+    decode always share a step?" followed by "still lacks: … does not mean they always share a step"): every
+    item a follow-up probes, and in a round with questions (the project interview, the self-check), before
+    the first of them is answered (the assessment has no scope yet), every item a question claims; once one
+    is, the scope already leaves the others out."""
     rnd = rubric.round(ra.round)
-    if not rnd.questions or (ra.checklist is not None and ra.checklist.scope is not None):
-        return set()
-    return {e for q in rnd.questions for e in q.evidence}
+    ahead = {e for f in rnd.followups for e in f.probes}
+    if rnd.questions and (ra.checklist is None or ra.checklist.scope is None):
+        ahead |= {e for q in rnd.questions for e in q.evidence}
+    return ahead
 
 
 def covered_ids(ra: RoundAssessment | None) -> list[str]:
