@@ -238,11 +238,10 @@ def session_markdown(report: Report, rubric: Rubric) -> str:
         out.append(f"## {messages.t('report.session.timing', lang)}")
         for t in report.timing:
             title = rubric.round(t.round).title.get(lang)
-            used = f"{t.used_s / 60:.1f} min" if t.used_s is not None else "—"
+            used = messages.t("report.session.minutes", lang, m=f"{t.used_s / 60:.1f}") if t.used_s is not None else "—"
             flag = f" — **{messages.t('report.session.over', lang)}**" if t.over_budget else ""
-            out.append(
-                f"- {title}: {used} / {messages.t('report.session.budget', lang)} {t.minutes} min{flag}"
-            )
+            budget = messages.t("report.session.minutes", lang, m=t.minutes)
+            out.append(f"- {title}: {used} / {messages.t('report.session.budget', lang)} {budget}{flag}")
         out.append("")
     if report.comparison and report.comparison.rounds:
         out.append(

@@ -24,4 +24,5 @@ class Snippet(BaseModel):
     def excerpt(self, max_lines: int = 12) -> str:
         lines = self.text.splitlines()
         more = len(lines) - max_lines
-        return "\n".join(lines[:max_lines]) + (f"\n… ({more} more lines)" if more > 0 else "")
+        # "# … +46": the lines left out, in no language (the excerpt is shown in English and Chinese pages alike)
+        return "\n".join(lines[:max_lines]) + (f"\n# … +{more}" if more > 0 else "")
