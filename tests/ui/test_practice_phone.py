@@ -40,6 +40,8 @@ SEEN = {
         "continue": "Continue to the next round",
         "round2": "Round 2 of 5",
         "preparing": "Preparing the spoken question",
+        "question": "Question:",
+        "followup": "Follow-up 1 of 2",
     },
     "zh": {
         "plan": "完整模拟：五轮，90 分钟",
@@ -49,6 +51,8 @@ SEEN = {
         "continue": "进入下一轮",
         "round2": "第 2 / 5 轮",
         "preparing": "正在生成问题语音",
+        "question": "问题:",
+        "followup": "追问 1/2",
     },
 }
 ANSWER = {
@@ -191,6 +195,11 @@ def _comes_on_screen(page: Page, selector: str, what: str) -> None:
         raise AssertionError(f"{what} is off the screen") from None
 
 
+def _question(page: Page) -> str:
+    """The start of the question asked now, without its label ("Follow-up 1 of 2 · Question:")."""
+    return _text(page, "#practice-question").split(":", 1)[-1].strip()[:30]
+
+
 def _speech_preparing(page: Page, seen: dict[str, str], question: str) -> None:
     """While the speech is held: the question's text is on the screen, the spoken box under it says its
     speech is being prepared, and no empty player stands in its place."""
@@ -228,10 +237,8 @@ def test_phone_shows_the_next_question_at_once_while_its_speech_is_made(
     # Start: the first question, its speech held
     held_speech.hold()
     page.locator("#start").click()
-    page.wait_for_function(
-        "() => (document.querySelector('#practice-question')?.innerText || '').trim() !== ''"
-    )
-    first = _text(page, "#practice-question").split(":", 1)[-1].strip()[:30]
+    _shows(page, "#practice-question", seen["question"])  # the question itself, not Gradio's progress text
+    first = _question(page)
     _speech_preparing(page, seen, first)
     held_speech.release()
     _speech_ready(page, seen)
@@ -241,13 +248,10 @@ def test_phone_shows_the_next_question_at_once_while_its_speech_is_made(
     box = page.locator("#answer textarea")
     box.fill(ANSWER[lang])
     page.locator("#send").click()
-    page.wait_for_function(
-        "q => { const s = document.querySelector('#practice-question')?.innerText || '';"
-        " return s.trim() !== '' && !s.includes(q); }",
-        arg=first,
-    )
+    _shows(page, "#practice-question", seen["followup"])
+    follow_up = _question(page)
+    assert follow_up != first
     assert held_speech.waiting.wait(WAIT_MS / 1000), "the next question was not being spoken"
-    follow_up = _text(page, "#practice-question").split(":", 1)[-1].strip()[:30]
     _speech_preparing(page, seen, follow_up)
     _no_sideways_scroll(page, "speech being prepared")
     _shot(page, screenshots, f"12e-phone-speech-preparing-{lang}", full_page=False)
