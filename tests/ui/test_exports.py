@@ -43,3 +43,12 @@ def test_transcript_md_in_chinese() -> None:
     md = transcript_md(default_rubric(), _transcript("zh"))
     assert "## 完整记录" in md and "### 概念快问" in md and "**候选人** (01:35)：" in md
     assert "上一次作答（已重答）" in md and "Interviewer" not in md and "Candidate" not in md
+
+
+def test_transcript_md_keeps_apostrophes_and_neutralises_tags() -> None:
+    """A tester read "I don&#x27;t know" in the exported file: quotes stay as typed, tags stay inert."""
+    tr = _transcript("en")
+    tr.rounds[0].turns[1].text = "I don't know; H_kv=2 < TP=4 <script>alert(1)</script>"
+    md = transcript_md(default_rubric(), tr)
+    assert "I don't know; H_kv=2 &lt; TP=4 &lt;script&gt;alert(1)&lt;/script&gt;" in md
+    assert "&#x27;" not in md and "<script>" not in md

@@ -7,7 +7,7 @@ import html
 from agent.contracts.transcript import Transcript
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
-from agent.ui.views.text import clock, colon, round_title, safe_md
+from agent.ui.views.text import clock, colon, md_text, round_title, safe_md
 from agent.util.messages import t
 
 
@@ -21,10 +21,10 @@ def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
         for turn in tr.turns:
             who = t("ui.interviewer" if turn.role == "interviewer" else "ui.candidate", lang)
             at = f" ({clock(turn.at_s)})" if turn.at_s is not None else ""
-            out += [f"**{who}**{at}{colon(lang)} {safe_md(turn.text)}", ""]
+            out += [f"**{who}**{at}{colon(lang)} {md_text(turn.text)}", ""]
             for e in (turn.model_extra or {}).get("earlier") or []:
                 when = f" ({clock(e['at_s'])})" if e.get("at_s") is not None else ""
-                out += [f"> *{t('ui.earlier_attempt', lang)}{when}:* {safe_md(str(e.get('text', '')))}", ""]
+                out += [f"> *{t('ui.earlier_attempt', lang)}{when}:* {md_text(str(e.get('text', '')))}", ""]
     return "\n".join(out)
 
 

@@ -17,6 +17,13 @@ def safe_md(text: str) -> str:
     return html.escape(" ".join(text.split())).replace("|", "&#124;")
 
 
+def md_text(text: str) -> str:
+    """User text as a line of an exported Markdown file: on one line, tags and entities neutralised (a
+    viewer that renders HTML shows them as text) but apostrophes and quotes left as typed ("don't", not
+    "don&#x27;t", which is what a reader of the file saw)."""
+    return html.escape(" ".join(text.split()), quote=False)
+
+
 def colon(lang: Lang) -> str:
     """The colon after a label: full-width in Chinese."""
     return "：" if lang == "zh" else ":"
