@@ -32,13 +32,16 @@ def progress_html(
         return f"<div class='coach-progress done'>✓ {html.escape(t('ui.progress_done', lang))}</div>"
     if not n_rounds:
         return ""
-    label = t(
-        "ui.progress",
-        lang,
-        i=min(round_index + 1, n_rounds),
-        n=n_rounds,
-        title=round_title(rubric, round_id, lang),
-    )
+    if round_id is None:  # after the last round: the candidate's own questions (their own five minutes)
+        label = t("interview.your_questions", lang)
+    else:
+        label = t(
+            "ui.progress",
+            lang,
+            i=min(round_index + 1, n_rounds),
+            n=n_rounds,
+            title=round_title(rubric, round_id, lang),
+        )
     budget = (minutes or 0) * 60
     over = bool(budget) and elapsed_s > budget
     timer = f"{clock(elapsed_s)} / {clock(budget)}" if budget else clock(elapsed_s)
