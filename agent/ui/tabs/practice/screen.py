@@ -132,6 +132,13 @@ def practice_out(
     # what retrying the last answer compares with: the round before it, and what it covered
     for key in ("covered_before", "mine"):
         state[key] = prev.get(key, []) if same_session else []
+    if not same_session and drafted is not None:  # a reload or resume: read them back from the session
+        here = next((r for r in view.transcript.rounds if r.round == view.round), None)
+        last = next((x.text for x in reversed(here.turns) if x.role == "candidate"), None) if here else None
+        if last:
+            had = views.covered_ids(drafted)
+            state["mine"] = views.answer_covered(drafted, last, had)  # the items quoted from the last answer
+            state["covered_before"] = [c for c in had if c not in state["mine"]]
     if view.message and prev.get("retrying"):  # a retry that was not taken: still retrying
         state["retrying"] = prev["retrying"]
     if sent is not None and not view.message and current is not None and prev.get("round") is not None:
