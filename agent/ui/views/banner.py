@@ -33,15 +33,17 @@ def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui
     and any cap, named."""
     items = [i for i in expected_items(rubric, ra) if dim in i.dimensions]
     done = set(covered_ids(ra))
+    ds = next((x for x in ra.dimensions if x.dimension == dim), None)
     parts: list[str] = []
     if items:
         have = [i for i in items if i.id in done]
-        parts.append(t("ui.dim_note", ui, covered=len(have), total=len(items)))
+        # the judge's own count when it has one (the scores below show it: the two must agree)
+        covered, total = (ds.coverage.covered, ds.coverage.expected) if ds and ds.coverage else (len(have), len(items))
+        parts.append(t("ui.dim_note", ui, covered=covered, total=total))
         miss = [i for i in items if i.id not in done]
         parts.append(
             t("ui.dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("ui.dim_note_all", ui)
         )
-    ds = next((x for x in ra.dimensions if x.dimension == dim), None)
     if ds and ds.caps:
         parts.append("; ".join(cap_text(c, ui) for c in ds.caps))
     return " ".join(parts)
@@ -58,7 +60,14 @@ def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *
     ]
     for d in DIMENSIONS:
         q = quotes.get(d)
-        shown = f"“{safe_md(cut(q, QUOTE_CHARS))}”" if q else f"<i>{t('ui.no_quote', ui)}</i>"
+        if q:
+            shown = f"“{safe_md(cut(q, QUOTE_CHARS))}”"
+        elif ra.quotes.get(d):  # its quotes are shown under an earlier dimension: say so, not "no quote"
+            first = " ".join(ra.quotes[d][0].split())
+            at = next((x for x in DIMENSIONS if " ".join(quotes.get(x, "").split()) == first), None)
+            shown = f"<i>{t('ui.quote_above', ui, dim=dim_title(rubric, at, ui))}</i>" if at else f"<i>{t('ui.no_quote', ui)}</i>"
+        else:
+            shown = f"<i>{t('ui.no_quote', ui)}</i>"
         note = dimension_note(rubric, ra, d, lang, ui)
         out.append(f"| {dim_title(rubric, d, ui)} | {ra.scores[d]}/5 | {shown} | {safe_md(note)} |")
     out.append("")
