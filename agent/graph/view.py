@@ -56,6 +56,8 @@ class SessionView(BaseModel):
     """something the candidate should know, e.g. the round closed because its time ran out."""
     snippets: list[Snippet] = Field(default_factory=list)
     """co-pilot: vLLM source that verifies (or refutes) the last answer's claims; empty without an index."""
+    candidate_questions: list[str] = Field(default_factory=list)
+    """what the candidate asked in the closing five minutes after the last round (not a round's answer)."""
 
     @field_validator("transcript", mode="wrap")
     @classmethod
@@ -131,6 +133,7 @@ def session_view(row: SessionRow, v: dict[str, Any], message: str | None = None)
         awaiting=v["awaiting"],
         notice=v.get("notice"),
         snippets=[Snippet.model_validate(x) for x in v.get("snippets", [])],
+        candidate_questions=list(v.get("asked") or []),
     )
 
 

@@ -52,6 +52,13 @@ def test_full_mock_with_scripted_answers_reaches_a_report(rubric: Rubric) -> Non
     # the two lowest dimensions of every round become next actions
     assert len(r.next_actions) == 2 * len(r.rounds)
     assert r.candidate_questions == ["How does the team review vLLM upgrades?"]
+    # and on screen: the closing question and the candidate's own under the rounds (a tester missed them there)
+    assert v.candidate_questions == ["How does the team review vLLM upgrades?"]
+    from agent.ui.views import conversation_md
+
+    shown = conversation_md(rubric, v.transcript, "en", v.candidate_questions)
+    assert "Your questions" in shown and "How does the team review vLLM upgrades?" in shown
+    assert shown.index("Your questions") > shown.index(rubric.round("incident").title.en)
     assert [t.round for t in r.timing] == list(FULL_MOCK) and not any(t.over_budget for t in r.timing)
     assert r.judge.kind == "embedded"
     # the transcript holds every answer, in the DESIGN.md shape

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from agent.contracts.transcript import Transcript
 from agent.rubric.loader import Rubric
@@ -28,8 +29,9 @@ def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
     return "\n".join(out)
 
 
-def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang) -> str:
-    """The session's question and answer pairs so far, round by round."""
+def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang, asked: Sequence[str] = ()) -> str:
+    """The session's question and answer pairs so far, round by round, then what the candidate asked in the
+    closing minutes (`asked`)."""
     if not transcript.rounds:
         return ""
     out = [f"#### {t('ui.conversation', ui)}", ""]
@@ -41,5 +43,13 @@ def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang) -> str:
             out.append(
                 f"<p class='coach-turn coach-{mark.lower()}'><b>{html.escape(who)}:</b> {safe_md(turn.text)}</p>"
             )
+        out.append("")
+    if asked:
+        lang: Lang = transcript.language
+        out += [f"**{t('interview.your_questions', ui)}**", ""]
+        q = t("interview.candidate_questions", lang)
+        out.append(f"<p class='coach-turn coach-q'><b>{html.escape(t('ui.interviewer', ui))}:</b> {safe_md(q)}</p>")
+        for a in asked:
+            out.append(f"<p class='coach-turn coach-a'><b>{html.escape(t('ui.you', ui))}:</b> {safe_md(a)}</p>")
         out.append("")
     return "\n".join(out)

@@ -184,7 +184,7 @@ def practice_out(
         banner_visible,
         banner,
         insight,
-        views.conversation_md(rubric, view.transcript, ui),
+        views.conversation_md(rubric, view.transcript, ui, view.candidate_questions),
         gr.update(interactive=not held and view.status != "done"),
         gr.update(visible=view.status != "done"),
         gr.update(interactive=not held and view.status != "done" and not retrying),
@@ -259,4 +259,4 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     delivery: Any = gr.update()
     if info and state.get("delivery"):
         delivery = _delivery_shown(Delivery.model_validate(state["delivery"]), ui)
-    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui), delivery]
+    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui, view.candidate_questions), delivery]
