@@ -16,10 +16,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import gradio as gr
 import pytest
 
 from agent.knowledge.snippet import Snippet
+from agent.ui import Services
 from agent.ui.auth import LoginThrottle, hash_password
+from agent.ui.context import AppContext
+from agent.ui.texts import Texts
 from agent.voice.tts import TextToSpeech
 
 SNIPPET = Snippet(
@@ -131,3 +135,13 @@ def screenshots() -> Path:
     d = Path(os.environ.get("COACH_SCREENSHOTS") or Path(tempfile.gettempdir()) / "coach-screenshots")
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+@pytest.fixture
+def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
+    """An app's context without a browser: its own data dir, the embedded judge, no source index."""
+    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
+    with gr.Blocks():
+        ui, owner, report = gr.Radio(), gr.State(), gr.State()
+    return AppContext(Services(retriever=lambda: lambda text, k: []), Texts("en"), "en", ui, owner, report)

@@ -3,16 +3,10 @@ the page's memory of the last answer's items was gone after the reload, so the c
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
-import gradio as gr
-import pytest
-
-from agent.ui import Services
 from agent.ui.context import AppContext
 from agent.ui.tabs.practice import answers, retry, sessions
-from agent.ui.texts import Texts
 
 FIRST = (
     "Paged KV maps logical token positions to non-contiguous physical blocks allocated on demand; the tail "
@@ -24,13 +18,6 @@ BETTER = FIRST + (
 )
 
 
-@pytest.fixture
-def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
-    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
-    with gr.Blocks():
-        ui, owner, report = gr.Radio(), gr.State(), gr.State()
-    return AppContext(Services(retriever=lambda: lambda text, k: []), Texts("en"), "en", ui, owner, report)
 
 
 def test_retry_after_a_reload_compares_with_the_earlier_attempt(ctx: AppContext) -> None:

@@ -4,28 +4,16 @@ session sets."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
 import gradio as gr
-import pytest
 
 from agent import graph
-from agent.ui import Services, views
+from agent.ui import views
 from agent.ui.context import AppContext
 from agent.ui.tabs import copilot, shared
 from agent.ui.tabs.practice import screen, sessions
-from agent.ui.texts import Texts
-
-
-@pytest.fixture
-def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
-    monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
-    with gr.Blocks():
-        ui, owner, report = gr.Radio(), gr.State(), gr.State()
-    return AppContext(Services(retriever=lambda: lambda text, k: []), Texts("en"), "en", ui, owner, report)
 
 
 def test_the_plan_list_offers_the_self_check_alone_and_names_plans_that_add_it(ctx: AppContext) -> None:
