@@ -431,3 +431,20 @@ def test_the_self_check_takes_the_numbers_of_the_rounds_it_asks_about_as_given(r
     assert ra.checklist is not None
     assert {n.label for n in ra.checklist.checks.numbers} == {"given"}
     assert "unlabeled_numbers" not in ra.flags
+
+
+def test_a_computed_item_needs_its_figure() -> None:
+    """'KV budget ≈ 41.4 GiB' is not credited to an answer that names the budget without computing it (a blind
+    tester saw it ticked under a thin answer with no numbers)."""
+    from agent.judge.assessment import assess_answer
+    from agent.rubric import load_rubric
+
+    rubric = load_rubric()
+
+    def covered(text: str) -> bool:
+        ra = assess_answer(rubric, "capacity", text, "en")
+        assert ra.checklist is not None
+        return "cap-kv-budget" in ra.checklist.covered()
+
+    assert not covered("The KV cache gets whatever memory is left on each GPU after the weights and the reserve.")
+    assert covered("Per rank 80 - 18.6 - 12 - 8 leaves about 41.4 GiB for the KV cache.")
