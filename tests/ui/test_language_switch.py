@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 ANSWER = "Paged KV cache 把 KV cache 切成固定大小的 block，按需分配，不按最大长度预留显存。"
 ENGLISH = ("What this answer showed", "Round finished", "The conversation so far", "Interviewer", "You:",
            "Follow-up", "Question:", "Dimension", "Score", "Quotes", "Flags", "Showed ", "Next time add",
-           "expected items", "Continue to the next round", "Round scores")  # fmt: skip
+           "expected items", "Continue", "Round scores")  # fmt: skip
 
 
 def test_switch_renders_insight_banner_and_conversation_again(
