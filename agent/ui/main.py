@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> None:
             "or bind 127.0.0.1."
         )
     from agent.ui.app import Services, build_app
+    from agent.ui.sources import warm_sources
 
+    warm_sources()  # the source index loads while the page is opened, not on the first answer
     app = build_app(Services(require_login=bool(users)), ui_lang=args.lang)
     app.queue(default_concurrency_limit=4)
     launch: Any = app.launch

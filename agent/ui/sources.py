@@ -23,6 +23,9 @@ class SourcesUnavailable(RuntimeError):
 
 _lock = threading.Lock()
 _index: list[Retriever] = []
+_warming = threading.Event()  # a start-up thread is loading the index
+_warm = threading.Event()  # ... and has finished (or given up)
+WARM_WAIT_S = 300.0
 
 
 def default_retriever() -> Retriever:
@@ -41,7 +44,31 @@ def default_retriever() -> Retriever:
             )
 
         def query(text: str, k: int) -> list[Snippet]:
+            if _warming.is_set():
+                _warm.wait(WARM_WAIT_S)  # the model loads once, in the start-up thread, not twice at once
             return idx.query(text, k)
 
+        query.warm = idx.warm  # type: ignore[attr-defined]
         _index.append(query)
         return query
+
+
+def warm_sources() -> threading.Thread:
+    """Load the index (its embedding model, collection and BM25) in a background thread at start-up, so the first
+    answer does not wait for it (on a busy 2-core machine that took over a minute). Without an index it does
+    nothing: the interface says so when an answer asks for sources."""
+
+    def run() -> None:
+        try:
+            warm = getattr(default_retriever(), "warm", None)
+            if warm is not None:
+                warm()
+        except Exception:
+            pass
+        finally:
+            _warm.set()
+
+    _warming.set()
+    t = threading.Thread(target=run, name="warm-sources", daemon=True)
+    t.start()
+    return t
