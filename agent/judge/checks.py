@@ -15,7 +15,6 @@ from agent.contracts.checklist import Checks, PathFinding
 from agent.judge import capacity
 from agent.judge.matching import (
     Sentence,
-    Term,
     any_term,
     compile_terms,
     first_term,
@@ -180,24 +179,13 @@ def _mutates(lower: str, lex: dict[str, Any]) -> bool:
     if any_term(lower, lex["containment"]):
         return False
     for term in compile_terms(tuple(lex["mutation"])):
-        for at in _starts(lower, term):
+        for at, _ in term.spans(lower):
             if any_term(lower[max(0, at - 24) : at], lex["negation"]):
                 continue
             if any_term(lower[at : at + 24], lex.get("mutation_dismissed", [])):
                 continue  # "等扩容来不及", "a restart won't help"
             return True
     return False
-
-
-def _starts(text: str, term: Term) -> list[int]:
-    """Where `term` matches in `text`."""
-    if term.pattern is not None:
-        return [m.start() for m in term.pattern.finditer(text)]
-    out, i = [], text.find(term.sub)
-    while i >= 0:
-        out.append(i)
-        i = text.find(term.sub, i + 1)
-    return out
 
 
 def honest_unknown(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:

@@ -117,6 +117,17 @@ class Term:
             return self.pattern.search(lower) is not None
         return self.sub in lower
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the term matches in `text` (non-empty matches, overlapping substrings included)."""
+        if self.pattern is not None:
+            return [m.span() for m in self.pattern.finditer(text) if m.end() > m.start()]
+        out: list[tuple[int, int]] = []
+        i = text.find(self.sub)
+        while i >= 0 and self.sub:
+            out.append((i, i + len(self.sub)))
+            i = text.find(self.sub, i + 1)
+        return out
+
 
 @lru_cache(maxsize=4096)
 def compile_terms(terms: tuple[str, ...]) -> tuple[Term, ...]:

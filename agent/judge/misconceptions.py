@@ -55,17 +55,6 @@ def _clauses(lower: str, split: re.Pattern[str]) -> list[tuple[int, int]]:
     return spans or [(0, len(lower))]
 
 
-def _spans(term: Term, text: str) -> list[tuple[int, int]]:
-    if term.pattern is not None:
-        return [m.span() for m in term.pattern.finditer(text) if m.end() > m.start()]
-    out: list[tuple[int, int]] = []
-    i = text.find(term.sub)
-    while i >= 0 and term.sub:
-        out.append((i, i + len(term.sub)))
-        i = text.find(term.sub, i + 1)
-    return out
-
-
 def _groups_hit(groups: Sequence[tuple[Term, ...]], text: str) -> int:
     return sum(1 for g in groups if any(t.search(text) for t in g))
 
@@ -91,7 +80,7 @@ def _masked(window: str, terms: Sequence[Term]) -> str:
     """The window with these terms' matches blanked out (a claim's own wording is not a denial)."""
     chars = list(window)
     for t in terms:
-        for a, b in _spans(t, window):
+        for a, b in t.spans(window):
             chars[a:b] = " " * (b - a)
     return "".join(chars)
 
