@@ -240,7 +240,8 @@ def run_checks(
         rollback_cues is not None and match_cues(rollback_cues, answer, clean).found
     )
 
-    nums = numbers(claims, lex, given_values(given_text))
+    given = given_values(given_text)
+    nums = numbers(claims, lex, given)
     paths: list[PathFinding] = []
     cited = cited_paths(" ".join(s.text for s in clean))
     if cited:
@@ -250,7 +251,7 @@ def run_checks(
     checks = Checks(
         numbers=nums,
         unlabeled_numbers=list(dict.fromkeys(n.text for n in nums if n.label is None)),  # each once
-        fabricated=fabricated(claims, lex, given_values(given_text)),
+        fabricated=fabricated(claims, lex, given),
         injection=[s.text for s in inj],
         paths=paths,
         happy_path_only=not (failure or rollback or any_term(lower, lex.get("boundary_caveats", []))),

@@ -132,9 +132,9 @@ def practice_out(
     # what retrying the last answer compares with: the round before it, and what it covered
     for key in ("covered_before", "mine"):
         state[key] = prev.get(key, []) if same_session else []
+    answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
     if not same_session and drafted is not None:  # a reload or resume: read them back from the session
-        here = next((r for r in view.transcript.rounds if r.round == view.round), None)
-        last = next((x.text for x in reversed(here.turns) if x.role == "candidate"), None) if here else None
+        last = next((x.text for x in reversed(answered.turns) if x.role == "candidate"), None) if answered else None
         if last:
             had = views.covered_ids(drafted)
             state["mine"] = views.answer_covered(drafted, last, had)  # the items quoted from the last answer
@@ -157,7 +157,6 @@ def practice_out(
         state["insight"] = {"round_over": round_ended, "earlier": earlier}
         state["delivery"] = delivery.model_dump(mode="json") if delivery else None
         delivery_out = _delivery_shown(delivery, ui)
-    answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
     state["can_retry"] = (
         view.mode == "practice"
         and view.status != "done"
