@@ -153,7 +153,8 @@ IMPORT_HELP = "\n\n".join(
         "of its .sqlite files.",
         "The override log is verified first: one that does not verify refuses the import, naming its first "
         "bad row, and nothing is written. Its rows are appended in their original order, re-chained under "
-        "the database's log, so `interview override verify` passes there.",
+        "the database's log, so `interview override verify` passes there; a row written before the "
+        "database log's last row is dated at the import and keeps its own time as original_created_at.",
         "Users go in one transaction, each session (with its checkpoints) in its own, the override rows in "
         "one: a failure leaves nothing half-imported. What the database has already, the same, is skipped, "
         "so running it again imports nothing twice; a session id or user it has with other contents is "

@@ -90,7 +90,7 @@ def list_(
     for r in rows:
         t.add_row(
             str(r.id),
-            r.created_at,
+            r.created_at + (f" (imported; written {r.original_created_at})" if r.original_created_at else ""),
             r.transcript_id,
             r.round,
             r.dimension,

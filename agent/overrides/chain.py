@@ -1,6 +1,7 @@
 """The override log's hash chain, and what `verify` finds: each row stores `prev_hash` (the previous
 row's `row_hash`; `GENESIS` for the first) and `row_hash` = SHA-256 of the canonical JSON of its columns
-and `prev_hash` (`chain_hash`). `walk` names the first row where the chain breaks, and how; the same for
+and `prev_hash` (`chain_hash`), and of its `original_created_at` when it has one (a row imported into the
+Postgres log after rows already there; NULL, so not hashed, on every other row). `walk` names the first row where the chain breaks, and how; the same for
 either backend (agent/overrides/log.py has the whole picture)."""
 
 from __future__ import annotations
@@ -13,16 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.overrides.model import COLUMNS
+from agent.overrides.model import COLUMNS, ORIGINAL
 
 GENESIS = "0" * 64
 """The `prev_hash` of the first row."""
 
 
 def chain_hash(row: Mapping[str, Any] | sqlite3.Row, prev_hash: str) -> str:
-    """SHA-256 (hex) of the canonical JSON (sorted keys, no spaces, UTF-8) of the row's `COLUMNS` and
-    `prev_hash`: the `row_hash` of a row whose predecessor's `row_hash` is `prev_hash`."""
+    """SHA-256 (hex) of the canonical JSON (sorted keys, no spaces, UTF-8) of the row's `COLUMNS` (and its
+    `ORIGINAL` when the row has one that is not None) and `prev_hash`: the `row_hash` of a row whose
+    predecessor's `row_hash` is `prev_hash`."""
     doc = {c: row[c] for c in COLUMNS}
+    names = row.keys()  # a sqlite3.Row's `in` looks at its values, not its column names
+    if ORIGINAL in names and row[ORIGINAL] is not None:
+        doc[ORIGINAL] = row[ORIGINAL]
     doc["prev_hash"] = prev_hash
     text = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

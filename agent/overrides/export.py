@@ -1,4 +1,7 @@
-"""Export the override log as CSV or JSON Lines (one row per override, the log's own columns).
+"""Export the override log as CSV or JSON Lines (one row per override, the log's own columns; and
+`original_created_at` when a row has one: a row of the Postgres log imported after its rows, see
+agent/overrides/model.py's `ORIGINAL`: a CSV then has the column, empty on the other rows, and a JSON line
+the key on that row).
 
 CSV is opened in spreadsheets, which run a cell that begins with `=`, `+`, `-` or `@` (or a tab or
 carriage return before one) as a formula: such text cells get a single quote in front (the usual
@@ -13,7 +16,7 @@ import io
 import json
 from collections.abc import Iterable
 
-from agent.overrides.model import COLUMNS, Override
+from agent.overrides.model import COLUMNS, ORIGINAL, Override
 
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -28,17 +31,24 @@ def csv_cell(value: object) -> object:
 def to_csv(rows: Iterable[Override], *, extra: dict[str, str] | None = None) -> str:
     """`extra`: columns after the log's own, with the same value in every row (e.g. `log_integrity`)."""
     extra = extra or {}
+    rows = list(rows)
+    columns = [*COLUMNS, *([ORIGINAL] if any(r.original_created_at for r in rows) else [])]
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=[*COLUMNS, *extra], lineterminator="\r\n")
+    w = csv.DictWriter(buf, fieldnames=[*columns, *extra], lineterminator="\r\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: csv_cell(v) for k, v in {**r.model_dump(), **extra}.items()})
+        values = r.model_dump(include=set(columns))
+        w.writerow({k: csv_cell(v) for k, v in {**values, **extra}.items()})
     return buf.getvalue()
 
 
 def to_jsonl(rows: Iterable[Override], *, extra: dict[str, str] | None = None) -> str:
     extra = extra or {}
-    return "".join(
-        json.dumps({**{c: r.model_dump()[c] for c in COLUMNS}, **extra}, ensure_ascii=False) + "\n"
-        for r in rows
-    )
+    out = []
+    for r in rows:
+        values = r.model_dump()
+        doc = {c: values[c] for c in COLUMNS}
+        if r.original_created_at:
+            doc[ORIGINAL] = r.original_created_at
+        out.append(json.dumps({**doc, **extra}, ensure_ascii=False) + "\n")
+    return "".join(out)

@@ -50,7 +50,7 @@ from agent import config
 from agent.db import database_url
 from agent.overrides.backend import LogBackend
 from agent.overrides.chain import GENESIS, Problem, Verification, chain_hash, missing_span, walk
-from agent.overrides.model import COLUMNS, NewOverride, Override, OverrideLogError, stamp
+from agent.overrides.model import COLUMNS, ORIGINAL, NewOverride, Override, OverrideLogError, stamp
 from agent.overrides.sqlite import SqliteLog
 
 LOG_FILE = "overrides.sqlite"
@@ -153,17 +153,20 @@ class OverrideLog:
         """Rows in the order they were written (oldest first); an absent log has none."""
         if not self._db.exists():
             return []
-        sql = f"SELECT {', '.join(COLUMNS)} FROM overrides"
         args: list[object] = []
+        where = ""
         if transcript_id is not None:
-            sql += " WHERE transcript_id = ?"
+            where = " WHERE transcript_id = ?"
             args.append(transcript_id)
-        sql += " ORDER BY id"
         if limit is not None:
-            sql = f"SELECT * FROM ({sql.replace('ORDER BY id', 'ORDER BY id DESC')} LIMIT ?) AS recent ORDER BY id"
             args.append(limit)
         with self._connect(write=False) as conn:
             try:
+                # the Postgres log's imported rows keep their original time (0005_override_origin.sql)
+                columns = [*COLUMNS, *([ORIGINAL] if ORIGINAL in self._db.columns(conn) else [])]
+                sql = f"SELECT {', '.join(columns)} FROM overrides{where} ORDER BY id"
+                if limit is not None:
+                    sql = f"SELECT * FROM ({sql.replace('ORDER BY id', 'ORDER BY id DESC')} LIMIT ?) AS recent ORDER BY id"
                 cur = conn.execute(sql, args)
             except Exception as e:
                 if self._db.missing_table(e):

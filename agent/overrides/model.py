@@ -25,6 +25,10 @@ COLUMNS: tuple[str, ...] = (
     "judge_model",
     "judge_kind",
 )
+ORIGINAL = "original_created_at"
+"""A column of the Postgres log only (agent/db/migrations/postgres/0005_override_origin.sql): on a row
+`interview db import` brought from another log after rows already there, the time it was written in that
+log; its `created_at` is then the import's. Hashed with the row when set (`chain_hash`); NULL otherwise."""
 
 
 class OverrideLogError(RuntimeError):
@@ -61,6 +65,11 @@ class Override(NewOverride):
 
     id: int
     created_at: str = Field(description="UTC, ISO 8601")
+    original_created_at: str | None = Field(
+        default=None,
+        description="imported from another log after this log's rows: when it was written there (UTC, "
+        "ISO 8601); `created_at` is then when it was imported",
+    )
 
 
 def stamp(t: datetime) -> str:

@@ -7,16 +7,25 @@ walked again: a log that does not verify refuses the whole import, naming the fi
 contents and dates as written, numbered after the rows already there and chained under the Postgres
 log's hash chain (each row's `prev_hash` the row before it there, its `row_hash` over its new number),
 so `interview override verify` passes on the database afterwards; all in one transaction under the
-log's write lock, the same lock the app's appends take.
+log's write lock, the same lock the app's appends take. Rows already in the database are never changed
+or reordered.
+
+The log's dates never go backwards. A row written before the database log's last row (a second machine
+migrated after the team saved overrides on the shared app) is appended all the same, at the end of the
+chain: its `created_at` is the import's time (or the last row's, if that is later), and the time it was
+written in the SQLite log is kept in `original_created_at`, hashed with the row (agent/overrides/chain.py),
+so `verify` passes and finds it changed. A row dated after the one before it keeps its own time. The
+report names the rows re-dated and their original times, and says when such a row corrects a cell
+(report, round, dimension) the database's log corrected later: appended after that correction, the older
+one is then the effective score there (the latest row wins, `effective_scores`).
 
 What came from where is kept in the log's own `overrides_meta` (which, like the rows, is never updated
 or deleted): one row per import, key `import:<chain>:<last source row>`, whose value names the SQLite
 log by its first row's hash (the chain), the source rows imported and the numbers they got. A second
 import of the same log skips what the records cover (after checking that those rows in the database
-still carry the contents of the source rows) and appends only rows added since. Rows are refused,
-nothing written, when the Postgres log already has a row dated after the first row to import (its
-dates must not go backwards: import before the team writes overrides there) or the rows recorded as
-imported no longer match the source.
+still carry the contents of the source rows, their original times included) and appends only rows
+added since. Rows are refused, nothing written, when the rows recorded as imported no longer match the
+source.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from typing import Any
 from agent.db.transfer import ImportRefused, Item
 from agent.overrides.chain import GENESIS, chain_hash, walk
 from agent.overrides.log import BUSY_TIMEOUT_S, OverrideLog
-from agent.overrides.model import COLUMNS, OverrideLogError, stamp
+from agent.overrides.model import COLUMNS, ORIGINAL, OverrideLogError, stamp
 from agent.overrides.postgres import PostgresLog
 
 KEY = "import:"
@@ -104,26 +113,15 @@ def import_log(path: Path, rows: list[dict[str, Any]], url: str, *, dry_run: boo
             last = conn.execute(
                 "SELECT id, created_at, row_hash FROM overrides ORDER BY id DESC LIMIT 1"
             ).fetchone()
-            if last is not None and str(last["created_at"]) > str(todo[0]["created_at"]):
-                why = (
-                    f"the database's log has a row dated {last['created_at']} (row {last['id']}), after the "
-                    f"first row to import ({todo[0]['created_at']}): dates in the log must not go backwards, so "
-                    "these rows cannot be appended in their order; nothing of them was written"
-                )
-                return [*out, Item("overrides", what, "refused", why, rows=len(todo))]
             first = max(pg.last_number(conn), int(last["id"]) if last else 0) + 1
+            new = _dated(todo, first, str(last["created_at"]) if last else "", stamp(datetime.now(UTC)))
             ids = f"rows {first}-{first + len(todo) - 1}" if len(todo) > 1 else f"row {first}"
-            out.append(
-                Item(
-                    "overrides",
-                    what,
-                    "imported",
-                    f"as {ids} of the database's log, re-chained",
-                    rows=len(todo),
-                )
-            )
+            detail = f"as {ids} of the database's log, re-chained"
+            if any(r[ORIGINAL] for r in new):
+                detail += _redated(conn, new, last)
+            out.append(Item("overrides", what, "imported", detail, rows=len(todo)))
             if not dry_run:
-                _append(conn, path, chain, todo, first, str(last["row_hash"]) if last else GENESIS)
+                _append(conn, path, chain, todo, new, str(last["row_hash"]) if last else GENESIS)
     except Exception as e:
         if not isinstance(e, OverrideLogError) and not pg.is_error(e):
             raise
@@ -158,10 +156,13 @@ def _imported(conn: Any, chain: str, rows: list[dict[str, Any]]) -> tuple[int, s
                 f"{str(rec['source_head'])[:12]}…, which this log does not have: it is not the log imported then"
             )
         source = rows[by_id[first] : by_id[last] + 1]
-        there = conn.execute(
-            f"SELECT {', '.join(_CONTENT)} FROM overrides WHERE id BETWEEN ? AND ? ORDER BY id",
-            (int(rec["first_id"]), int(rec["last_id"])),
-        ).fetchall()
+        there = [
+            {**r, "created_at": r[ORIGINAL] or r["created_at"]}  # a re-dated row: its time in the source
+            for r in conn.execute(
+                f"SELECT {', '.join(_CONTENT)}, {ORIGINAL} FROM overrides WHERE id BETWEEN ? AND ? ORDER BY id",
+                (int(rec["first_id"]), int(rec["last_id"])),
+            ).fetchall()
+        ]
         if [tuple(r[c] for c in _CONTENT) for r in there] != [tuple(r[c] for c in _CONTENT) for r in source]:
             return done, (
                 f"the rows {rec['first_id']}-{rec['last_id']} an earlier import wrote ({m['key']}) no longer match "
@@ -171,14 +172,65 @@ def _imported(conn: Any, chain: str, rows: list[dict[str, Any]]) -> tuple[int, s
     return done, None
 
 
-def _append(conn: Any, path: Path, chain: str, todo: list[dict[str, Any]], first: int, prev: str) -> None:
+def _dated(todo: list[dict[str, Any]], first: int, last_at: str, now: str) -> list[dict[str, Any]]:
+    """The rows to write: `todo`'s contents numbered from `first`, each dated by its own time when that is
+    not before the row before it (`last_at`: the database log's last row), else by the import's (`now`, or
+    the row before's when that is later), its own time then kept in `ORIGINAL`."""
+    out = []
     for i, src in enumerate(todo):
-        row = {**{c: src[c] for c in _CONTENT}, "id": first + i}
+        row = {**{c: src[c] for c in _CONTENT}, "id": first + i, ORIGINAL: None}
+        own = str(src["created_at"])
+        if own < last_at:
+            row["created_at"], row[ORIGINAL] = max(now, last_at), own
+        out.append(row)
+        last_at = str(row["created_at"])
+    return out
+
+
+def _redated(conn: Any, new: list[dict[str, Any]], last: Any) -> str:
+    """What the report says of the rows `_dated` re-dated: which, their original times, and the cells
+    where such a row now stands after a later correction of the database's log."""
+    moved = [r for r in new if r[ORIGINAL]]
+    ids = f"rows {moved[0]['id']}-{moved[-1]['id']}" if len(moved) > 1 else f"row {moved[0]['id']}"
+    span = moved[0][ORIGINAL] if len(moved) == 1 else f"{moved[0][ORIGINAL]} to {moved[-1][ORIGINAL]}"
+    one = len(moved) == 1
+    text = (
+        f"; the database's log has a row dated {last['created_at']} (row {last['id']}) and its dates never go "
+        f"backwards, so {ids} {'is' if one else 'are'} dated at this import ({moved[0]['created_at']}) and "
+        f"{'keeps the time it was' if one else 'keep the times they were'} written here, {span}, as "
+        "original_created_at"
+    )
+    later = []
+    for r in moved:
+        newer = conn.execute(
+            f"SELECT id, coalesce({ORIGINAL}, created_at) AS at FROM overrides WHERE transcript_id = ? AND "
+            f"round = ? AND dimension = ? AND coalesce({ORIGINAL}, created_at) > ? ORDER BY id DESC LIMIT 1",
+            (r["transcript_id"], r["round"], r["dimension"], r[ORIGINAL]),
+        ).fetchone()
+        if newer is not None:
+            later.append(
+                f"row {r['id']} (written {r[ORIGINAL]}) now stands after row {newer['id']} ({newer['at']}) for "
+                f"{r['transcript_id']} {r['round']} {r['dimension']}"
+            )
+    if later:
+        text += (
+            f". Note: {'; '.join(later)}: the later row of a cell is its effective score, so the older "
+            "correction now counts there; save the newer one again on the shared app if it should stand"
+        )
+    return text
+
+
+def _append(
+    conn: Any, path: Path, chain: str, todo: list[dict[str, Any]], new: list[dict[str, Any]], prev: str
+) -> None:
+    """Write `new` (`_dated` from the source rows `todo`), chained after `prev`, and the import's record."""
+    for row in new:
         h = chain_hash(row, prev)
+        columns = [*COLUMNS, *([ORIGINAL] if row[ORIGINAL] else [])]
         conn.execute(
-            f"INSERT INTO overrides ({', '.join(COLUMNS)}, prev_hash, row_hash) "
-            f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?, ?)",
-            [*(row[c] for c in COLUMNS), prev, h],
+            f"INSERT INTO overrides ({', '.join(columns)}, prev_hash, row_hash) "
+            f"VALUES ({', '.join('?' for _ in columns)}, ?, ?)",
+            [*(row[c] for c in columns), prev, h],
         )
         prev = h
     at = stamp(datetime.now(UTC))
@@ -188,9 +240,10 @@ def _append(conn: Any, path: Path, chain: str, todo: list[dict[str, Any]], first
         "source_first_id": int(todo[0]["id"]),
         "source_last_id": int(todo[-1]["id"]),
         "source_head": str(todo[-1]["row_hash"]),
-        "first_id": first,
-        "last_id": first + len(todo) - 1,
+        "first_id": int(new[0]["id"]),
+        "last_id": int(new[-1]["id"]),
         "rows": len(todo),
+        "redated": sum(1 for r in new if r[ORIGINAL]),
         "at": at,
     }
     conn.execute(

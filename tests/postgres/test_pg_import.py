@@ -5,10 +5,12 @@ after the import the override log verifies on Postgres, the waiting session resu
 graph with every answer, and a second import imports nothing. A tampered override row refuses the whole
 import and nothing is written; a session id or user already in the database with other contents is
 refused by name, and nothing of it is written; a session whose write fails halfway leaves nothing of it
-(the next run imports it); override rows older than the database log's last row are refused."""
+(the next run imports it); override rows older than the database log's last row (a machine migrated
+after the team saved overrides there) are appended after it, each keeping its original time."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
@@ -282,15 +284,69 @@ def test_a_session_whose_write_fails_leaves_nothing_and_a_second_run_imports_it(
     assert get_session("m-done", owner="alice").status == "done"
 
 
-def test_override_rows_older_than_the_database_log_are_refused(
-    machine: OneMachine, pg_url: str, owner_url: str
+def test_a_later_machine_log_is_appended_after_the_team_rows_with_its_original_times(
+    machine: OneMachine, pg_url: str, owner_url: str, cluster: Cluster
 ) -> None:
-    OverrideLog().append(_new(transcript_id="t-pg", reviewer="carol"))  # dated now, after the machine's rows
-    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
-    assert code == 1, out
-    assert (
-        "override rows 1-2 (overrides.sqlite" in out and "refused: the database's log has a row dated" in out
+    """A second machine migrated after the team saved overrides on Postgres: its rows (dated before the
+    database log's last row) go at the end of the chain, dated at the import, each keeping its original
+    time in `original_created_at` (hashed with the row); the team's rows stay as they were."""
+    # the team corrected the same cell on the shared app after the machine did (its rows are of June 2025)
+    team = OverrideLog().append(
+        _new(transcript_id="m-done", round="concepts", dimension="evidence", reviewer="carol", human_score=2)
     )
-    assert "dates in the log must not go backwards" in out
-    assert "sessions 2 imported" in out and "override rows 0 imported, 0 skipped, 2 refused" in out
-    assert counts(pg_url)["overrides"] == 1 and verify_on_postgres()[0] == 0
+    with psycopg.connect(pg_url) as conn:
+        before = conn.execute("SELECT * FROM overrides ORDER BY id").fetchall()
+    machine_rows = OverrideLog(machine.data / "overrides.sqlite").rows()
+    originals = [r.created_at for r in machine_rows]
+
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0, out
+    assert "override rows 1-2 (overrides.sqlite" in out and "imported: as rows 2-3 of the database's log" in out
+    assert f"written here, {originals[0]} to {originals[1]}" in out  # the report shows the original times
+    assert f"the database's log has a row dated {team.created_at} (row 1)" in out
+    # an older decision now stands after the team's later one for the same cell: said, not hidden
+    assert "row 2 (written " + originals[0] in out and "m-done concepts evidence" in out
+    assert "override rows 2 imported, 0 skipped, 0 refused" in out and "intact, 3 rows" in out
+
+    # the team's row is as it was; the machine's follow it, dated at the import, their times kept
+    with psycopg.connect(pg_url) as conn:
+        after = conn.execute("SELECT * FROM overrides ORDER BY id").fetchall()
+    assert after[:1] == before
+    rows = OverrideLog(url=pg_url).rows()
+    assert [r.id for r in rows] == [1, 2, 3]
+    assert [r.original_created_at for r in rows] == [None, *originals]
+    assert all(r.created_at >= team.created_at for r in rows[1:])
+    strip = ("id", "created_at", "original_created_at")
+    assert [r.model_dump(exclude=set(strip)) for r in rows[1:]] == [
+        r.model_dump(exclude=set(strip)) for r in machine_rows
+    ]
+    code, text = verify_on_postgres()
+    assert code == 0 and "intact: 3 rows" in text, text
+    listed = CliRunner().invoke(app, ["override", "list"], env={"COLUMNS": "400"}).output
+    assert originals[0] in listed and "imported" in listed
+    exported = CliRunner().invoke(app, ["override", "export", "--format", "jsonl"]).output
+    assert [json.loads(line).get("original_created_at") for line in exported.splitlines()] == [None, *originals]
+
+    # imported again: nothing twice, the records matched by the rows' original times
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0 and "skipped: imported before, the same in the database" in out, out
+    assert counts(pg_url)["overrides"] == 3
+
+    # a row added on the machine since: appended alone, dated at the import too
+    log = OverrideLog(machine.data / "overrides.sqlite", clock=Clock())
+    log.clock.now += timedelta(minutes=10)  # type: ignore[attr-defined]
+    added = log.append(_new(transcript_id="m-open", round="concepts", dimension="accuracy"))
+    del log
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0 and "imported: as row 4 of the database's log" in out, out
+    assert OverrideLog(url=pg_url).rows()[-1].original_created_at == added.created_at
+    assert verify_on_postgres()[0] == 0
+
+    # the original time is part of the row's hash: changing it is found
+    superuser = cluster.superuser_url(pg_url.rsplit("/", 1)[1])
+    with psycopg.connect(superuser, autocommit=True) as conn:
+        conn.execute("ALTER TABLE overrides DISABLE TRIGGER overrides_no_update")
+        conn.execute("UPDATE overrides SET original_created_at = '2025-01-01T00:00:00+00:00' WHERE id = 2")
+        conn.execute("ALTER TABLE overrides ENABLE TRIGGER overrides_no_update")
+    code, text = verify_on_postgres()
+    assert code == 1 and "row 2: changed" in text, text

@@ -125,7 +125,7 @@ def test_an_out_of_date_schema_names_the_command_for_the_owner(
     assert f"interview db migrate --url postgresql://{OWNER_ROLE}:***@127.0.0.1:{port}/{name}" in said, said
     assert "secret" not in said
 
-    assert [m.name for m in migrate(owner_url).applied] == ["app_role"]
+    assert [m.name for m in migrate(owner_url).applied] == ["app_role", "override_origin"]
     with psycopg.connect(owner_url, autocommit=True) as conn:  # the checkpointer's grants, lost
         conn.execute("REVOKE ALL ON checkpoints FROM interview_app")
     with pytest.raises(MigrationError, match="has not granted the checkpointer's tables to interview_app"):
