@@ -140,6 +140,8 @@ def _summary(items: list[Item], dry_run: bool) -> list[str]:
                 n[i.status] += (
                     i.checkpoints if label == "checkpoints" else (i.rows if kind == "overrides" else 1)
                 )
+                if label == "checkpoints":
+                    n["skipped"] += i.checkpoints_skipped
         verb = "to import" if dry_run else "imported"
         out.append(f"  {label:<14}{n['imported']:>5} {verb}, {n['skipped']} skipped, {n['refused']} refused")
     return out
@@ -158,7 +160,9 @@ IMPORT_HELP = "\n\n".join(
         "Users go in one transaction, each session (with its checkpoints) in its own, the override rows in "
         "one: a failure leaves nothing half-imported. What the database has already, the same, is skipped, "
         "so running it again imports nothing twice; a session id or user it has with other contents is "
-        "refused by id, and nothing of it is written. A short summary ends the output.",
+        "refused by id, and nothing of it is written. A session answered further here after it was imported "
+        "is brought up to date when the database's copy is an earlier state of it, refused by id when it "
+        "went on in both. A short summary ends the output.",
         "Exit 0 nothing refused; 1 something refused, or the import refused (nothing written); 2 no "
         "database, or nothing to import.",
     ]

@@ -51,7 +51,9 @@ class Item:
     status: Status
     detail: str = ""
     checkpoints: int = 0
-    """a session's checkpoints"""
+    """a session's checkpoints (brought up to date: the ones added)"""
+    checkpoints_skipped: int = 0
+    """a session brought up to date: the checkpoints the database had already"""
     rows: int = 0
     """override rows"""
 

@@ -12,8 +12,17 @@ So a session waiting at a question waits at it in the database, and `answer` res
 
 A session is skipped when the database has its row (the same plan, mode, language, owner and start)
 and every checkpoint of it (more, when it went on in the database since the import); refused, nothing
-of it written, when the database has another session of that id, checkpoints of that thread without a
-session, or not all of its checkpoints (it went on here after it was imported).
+of it written, when the database has another session of that id or checkpoints of that thread without a
+session.
+
+A session that went on here after it was imported (more answers on the one machine) is brought up to
+date when the database's copy is an earlier state of it: the same session, its checkpoints the first of
+this store's (oldest first), and nothing of its own since (no checkpoint, no pending write this store
+lacks). Its newer checkpoints and their writes are added, with the writes the older ones gained here (a
+resume), and its index row takes this store's status and last change, in one transaction under the
+session's advisory lock (agent/graph/lock.py), so no replica answers it meanwhile. When both went on (the
+database has a checkpoint or write this store lacks, and this store has checkpoints it lacks), the
+session is refused by id and nothing of it is written: the shared app keeps the database's copy.
 """
 
 from __future__ import annotations
@@ -164,15 +173,12 @@ def _one(conn: Any, s: _Session, dry_run: bool) -> Item:
             got = conn.execute(
                 f"SELECT {_COLUMNS} FROM interview_sessions WHERE id = %s FOR UPDATE", (row.id,)
             ).fetchone()
-            there = {
-                (str(r["checkpoint_ns"]), str(r["checkpoint_id"]))
-                for r in conn.execute(
-                    "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = %s", (row.id,)
-                )
-            }
+            there = _checkpoints(conn, row.id)
             mine = {_key(t) for t in s.checkpoints}
             verdict = _compare(row, None if got is None else SessionRow(**got), mine, there, n)
-            if verdict is not None:
+            if verdict is _NEWER:
+                return _bring_up_to_date(conn, s, there, dry_run)
+            if isinstance(verdict, Item):
                 return verdict
             if not dry_run:
                 _write(conn, s)
@@ -196,10 +202,14 @@ def _one(conn: Any, s: _Session, dry_run: bool) -> Item:
     )
 
 
+_NEWER = object()
+"""`_compare`: this store has checkpoints of the session the database lacks."""
+
+
 def _compare(
     row: SessionRow, got: SessionRow | None, mine: set[tuple[str, str]], there: set[tuple[str, str]], n: int
-) -> Item | None:
-    """None: import it; else skipped or refused, and why."""
+) -> Item | object | None:
+    """None: import it; `_NEWER`: it went on here since it was imported; else skipped or refused, and why."""
     if got is None and not there:
         return None
     if got is None:
@@ -216,31 +226,102 @@ def _compare(
             checkpoints=n,
         )
     if mine - there:
-        why = (
-            f"it is in the database, but without {len(mine - there)} of its {n} checkpoint(s) here: it went on on "
-            "this machine after it was imported; nothing of it was written"
-        )
-        return Item("session", row.id, "refused", why, checkpoints=n)
+        return _NEWER
     more = len(there - mine)
     since = f"; it went on in the database since ({more} more checkpoint(s))" if more else ", the same"
     return Item("session", row.id, "skipped", f"already in the database{since}", checkpoints=n)
 
 
-def _write(conn: Any, s: _Session) -> None:
-    from langgraph.checkpoint.postgres import PostgresSaver
+def _bring_up_to_date(conn: Any, s: _Session, there: set[tuple[str, str]], dry_run: bool) -> Item:
+    """The session went on here since it was imported (this store has checkpoints the database lacks):
+    add them when the database's copy is an earlier state of it, else refuse, naming why."""
+    from agent.graph.lock import _PgLocks
 
+    row, n = s.row, len(s.checkpoints)
+
+    def refused(why: str) -> Item:
+        return Item("session", row.id, "refused", f"{why}; nothing of it was written", checkpoints=n)
+
+    if not dry_run:  # no replica answers it while it is brought up to date
+        ok = conn.execute("SELECT pg_try_advisory_xact_lock(%s) AS ok", (_PgLocks.number(row.id),)).fetchone()
+        if not ok["ok"]:
+            return refused("it is being answered on the shared app right now; run the import again")
+        now = _checkpoints(conn, row.id)
+        if now != there:
+            return refused("it went on in the database while this import read it; run the import again")
+    order = [_key(t) for t in s.checkpoints]
+    mine, k = set(order), len(there)
+    theirs = there - mine
+    theirs_w: set[tuple[str, str, str, int]] = set()
+    if not theirs:  # the database's pending writes of the checkpoints both have: all here too?
+        ours = {(ns, cid, task, idx) for (ns, cid), ws in s.writes.items() for task, _, idx, _, _ in ws}
+        theirs_w = {
+            (str(r["checkpoint_ns"]), str(r["checkpoint_id"]), str(r["task_id"]), int(r["idx"]))
+            for r in conn.execute(
+                "SELECT checkpoint_ns, checkpoint_id, task_id, idx FROM checkpoint_writes WHERE thread_id = %s",
+                (row.id,),
+            )
+        } - ours
+    if theirs or theirs_w:
+        own = f"{len(theirs)} checkpoint(s)" if theirs else f"{len(theirs_w)} pending write(s)"
+        return refused(
+            f"it went on both in the database ({own} there are not here) and on this machine "
+            f"({len(mine - there)} checkpoint(s) here are not there) since it was imported: the database's copy "
+            "stays as it is, and the answers given here since are not imported (they stay in this store)"
+        )
+    if set(order[:k]) != there:
+        return refused(
+            f"the database's {k} checkpoint(s) of it are not the first {k} of its {n} here: it is not an "
+            "earlier state of this session"
+        )
+    if not dry_run:
+        _put(conn, s, s.checkpoints[k:])
+        _put(conn, s, s.checkpoints[:k], checkpoints_too=False)  # writes they gained here (a resume)
+        conn.execute(
+            "UPDATE interview_sessions SET status = %s, updated_at = %s WHERE id = %s",
+            (row.status, row.updated_at, row.id),
+        )
+    return Item(
+        "session",
+        row.id,
+        "imported",
+        f"brought up to date: {n - k} newer checkpoint(s) from this machine (the database had the first {k} of "
+        f"its {n}: an earlier state of it, with nothing of its own since), {row.status}, owner "
+        f"{row.owner or 'none'}",
+        checkpoints=n - k,
+        checkpoints_skipped=k,
+    )
+
+
+def _checkpoints(conn: Any, thread: str) -> set[tuple[str, str]]:
+    return {
+        (str(r["checkpoint_ns"]), str(r["checkpoint_id"]))
+        for r in conn.execute("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = %s", (thread,))
+    }
+
+
+def _write(conn: Any, s: _Session) -> None:
     row = s.row
     conn.execute(
         f"INSERT INTO interview_sessions ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
         (row.id, row.plan, row.mode, row.language, row.status, row.owner, row.created_at, row.updated_at),
     )
+    _put(conn, s, s.checkpoints)
+
+
+def _put(conn: Any, s: _Session, checkpoints: list[CheckpointTuple], *, checkpoints_too: bool = True) -> None:
+    """`checkpoints` of `s` (oldest first) with their pending writes, as the checkpointer stores them; a
+    write the database has already is left as it is."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
     saver = PostgresSaver(conn)
-    for t in s.checkpoints:
+    for t in checkpoints:
         ns, cid = _key(t)
-        parent = t.parent_config or {"configurable": {"thread_id": row.id, "checkpoint_ns": ns}}
-        saver.put(parent, t.checkpoint, t.metadata, dict(t.checkpoint["channel_versions"]))
+        if checkpoints_too:
+            parent = t.parent_config or {"configurable": {"thread_id": s.row.id, "checkpoint_ns": ns}}
+            saver.put(parent, t.checkpoint, t.metadata, dict(t.checkpoint["channel_versions"]))
         writes = [
-            (row.id, ns, cid, task_id, path, idx, channel, *saver.serde.dumps_typed(value))
+            (s.row.id, ns, cid, task_id, path, idx, channel, *saver.serde.dumps_typed(value))
             for task_id, path, idx, channel, value in s.writes.get((ns, cid), [])
         ]
         if writes:  # as `put_writes` stores them, each at the index it had

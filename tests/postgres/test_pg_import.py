@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -37,6 +37,7 @@ from tests.postgres.cluster import Cluster
 A1 = "Paged KV maps logical tokens to non-contiguous physical blocks allocated on demand."
 A2 = WEAK
 A3 = "Continuous batching admits and retires requests at every step boundary."
+A4 = "Chunked prefill splits a long prompt so decode steps of other requests are not stalled."
 WRITES = "thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel"
 
 
@@ -98,6 +99,25 @@ def machine(
             writes = set(conn.execute(f"SELECT {WRITES} FROM writes"))
     yield OneMachine(data, dict(snap.values), list(snap.interrupts), checkpoints, writes)
     graph_store.close_stores()
+
+
+@contextmanager
+def on_the_machine(machine: OneMachine, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The one-machine app's stores again (its data dir, no database) for the block."""
+    graph_store.close_stores()
+    with monkeypatch.context() as m:
+        m.delenv("INTERVIEW_DATABASE_URL")
+        m.setenv("INTERVIEW_DATA_DIR", str(machine.data))
+        yield
+        graph_store.close_stores()
+
+
+def checkpoint_ids(url: str, thread: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        return {
+            str(r[0])
+            for r in conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s", (thread,))
+        }
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -350,3 +370,60 @@ def test_a_later_machine_log_is_appended_after_the_team_rows_with_its_original_t
         conn.execute("ALTER TABLE overrides ENABLE TRIGGER overrides_no_update")
     code, text = verify_on_postgres()
     assert code == 1 and "row 2: changed" in text, text
+
+
+def test_a_session_that_went_on_on_the_machine_is_brought_up_to_date(
+    machine: OneMachine, pg_url: str, owner_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Imported, then answered again on the machine (the database's copy an earlier state of it): a second
+    import brings the newer checkpoints in; once both sides went on, it is refused by name."""
+    assert run("import", "--from-sqlite", str(machine.data), "--url", owner_url)[0] == 0
+    imported = checkpoint_ids(pg_url, "m-open")
+    with on_the_machine(machine, monkeypatch):
+        v = answer("m-open", A3, at_s=90, owner="alice")
+        assert v.status == "waiting" and answers_of(v) == [A1, A2, A3]
+        st = graph_store.Store(machine.data / graph_store.DB_NAME)
+        snap = st.graph.get_state(thread_config("m-open"))
+        row = st.get("m-open")
+        mine = {str(t.config["configurable"]["checkpoint_id"]) for t in st.saver.list(thread_config("m-open"))}
+        st.close()
+    assert imported < mine
+    new, old = len(mine - imported), len(imported)
+
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url, "--dry-run")
+    assert code == 0 and f"session m-open: would import: brought up to date: {new} newer" in out, out
+    assert checkpoint_ids(pg_url, "m-open") == imported
+
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0, out
+    assert f"session m-open: imported: brought up to date: {new} newer checkpoint(s)" in out
+    assert f"the database had the first {old} of its {len(mine)}" in out
+    assert "session m-done: skipped: already in the database, the same" in out
+    assert "sessions 1 imported, 1 skipped, 0 refused" in out
+    assert f"checkpoints {new} imported, {machine.checkpoints} skipped, 0 refused" in out
+    assert checkpoint_ids(pg_url, "m-open") == mine
+    st2 = graph_store.open_store()
+    assert isinstance(st2, graph_store.PostgresStore)
+    there = st2.graph.get_state(thread_config("m-open"))
+    assert dict(there.values) == dict(snap.values) and list(there.interrupts) == list(snap.interrupts)
+    assert st2.get("m-open") == row  # its status and last change as on the machine
+    v = get_session("m-open", owner="alice")
+    assert v.status == "waiting" and answers_of(v) == [A1, A2, A3]
+
+    # imported again: the same now
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0 and "session m-open: skipped: already in the database, the same" in out, out
+
+    # both went on: an answer on the shared app, another on the machine
+    v = answer("m-open", A4, at_s=120, owner="alice")
+    assert answers_of(v) == [A1, A2, A3, A4]
+    with on_the_machine(machine, monkeypatch):
+        assert answers_of(answer("m-open", WEAK, at_s=120, owner="alice")) == [A1, A2, A3, WEAK]
+    before, ids = counts(pg_url), checkpoint_ids(pg_url, "m-open")
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 1, out
+    assert "session m-open: refused: it went on both in the database (" in out, out
+    assert "the answers given here since are not imported" in out
+    assert "sessions 0 imported, 1 skipped, 1 refused" in out
+    assert counts(pg_url) == before and checkpoint_ids(pg_url, "m-open") == ids
+    assert answers_of(get_session("m-open", owner="alice")) == [A1, A2, A3, A4]
