@@ -85,14 +85,11 @@ when that changed the locale, else ''."""
 
 
 def gradio_string_blocks(app: gr.Blocks) -> list[gr.components.Component]:
-    """The components that show Gradio's own strings ("Record", "Drop File Here", "Click to Upload", …):
-    an upload (gr.File) and an interactive gr.Audio (the microphone). None of them is ever hidden by the app
-    (they are hidden and shown again to follow the locale)."""
-    return [
-        b
-        for b in app.blocks.values()
-        if isinstance(b, gr.File) or (isinstance(b, gr.Audio) and b.interactive is not False)
-    ]
+    """The components that show Gradio's own strings, which they render once, when mounted: an upload
+    (gr.File: "Drop File Here", "Click to Upload", …) and every gr.Audio (the microphone's "Record" and
+    "Stop", a player's "Download", "Share", "Clear", "Play"). None of them is ever hidden by the app (they are
+    hidden and shown again to follow the locale)."""
+    return [b for b in app.blocks.values() if isinstance(b, (gr.File, gr.Audio))]
 
 
 def follow_gradio_locale(app: gr.Blocks, ui: gr.Radio, triggers: list[Any]) -> None:
@@ -101,7 +98,9 @@ def follow_gradio_locale(app: gr.Blocks, ui: gr.Radio, triggers: list[Any]) -> N
     Gradio's frontend takes its locale from the browser's language when the page loads; the page sets it to
     the switch's language (`GRADIO_LOCALE_JS`: Gradio's own `changeLocale`). A component renders those
     strings when it is mounted, so when the locale changed, the components that show them are hidden
-    (unmounted) and shown again (mounted in the new locale), their values kept."""
+    (unmounted) and shown again (mounted in the new locale), their values kept. The question's player, which
+    plays on its own when it is mounted with a value, does not play the question again: the page keeps still
+    the playing that follows the switch (`static/app.js`)."""
     blocks = gradio_string_blocks(app)
 
     def hide_for_locale(ui_v: str | None) -> list[Any]:

@@ -1,11 +1,15 @@
 """The app's stylesheet and script, kept as files in `agent/ui/static/` (package data, so an installed
 package has them) and read when the app is launched: `launch_kwargs` passes them to Gradio as `css` and
-`head`."""
+`head`; and the messages Gradio's own frontend lacks (`gradio_i18n`), passed as its `i18n`."""
 
 from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
+
+import gradio as gr
+
+from agent.util.messages import Lang, t
 
 STATIC = "static"
 
@@ -24,3 +28,34 @@ def css() -> str:
 def head() -> str:
     """`static/app.js` as a `<script>` for the page head: the round clock, counted in the browser."""
     return f"<script>\n{_read('app.js')}</script>\n"
+
+
+GRADIO_MESSAGES = {
+    "common.complete": "ui.gradio_complete",  # the screen reader's word when an event is done (no English either)
+    "status.queue_position": "ui.gradio_queue_position",
+    "common.progress": "ui.gradio_progress",
+    "dataframe.filter": "ui.gradio_filter",
+    "dataframe.clear_filter": "ui.gradio_clear_filter",
+    "audio.recording_error": "ui.gradio_recording_error",
+    "common.download_all": "ui.gradio_download_all",
+}
+"""Gradio's message keys that its components in this app look up and its frontend has no Chinese for (Gradio
+6: its zh-CN messages lack them; `common.complete` has no English either, so it showed as itself), with the
+app's messages for them. Its labels written as fixed English (no key) cannot be translated: see
+tests/ui/test_gradio_labels.py."""
+GRADIO_LOCALES: dict[Lang, str] = {"en": "en", "zh": "zh-CN"}
+"""The locale of Gradio's frontend for each interface language (`static/app.js` sets it)."""
+
+
+def gradio_i18n() -> gr.I18n:
+    """The messages of `GRADIO_MESSAGES` for Gradio's frontend, which adds them to its own (its `i18n`); the
+    fields are Gradio's `{position}` and `{size}`, filled by Gradio."""
+    return gr.I18n(
+        **{
+            locale: {
+                key: t(ours, lang, position="{position}", size="{size}")
+                for key, ours in GRADIO_MESSAGES.items()
+            }
+            for lang, locale in GRADIO_LOCALES.items()
+        }
+    )

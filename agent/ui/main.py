@@ -51,6 +51,7 @@ def launch_kwargs(
         "css": assets.css(),
         "head": assets.head(),
         "footer_links": ["api"],
+        "i18n": assets.gradio_i18n(),
     }
 
 

@@ -57,8 +57,33 @@ window.coachGradioLocale = async (lang) => {
   core.changeLocale(want);
   // the locale is set once its messages are loaded; Gradio then writes it to <html lang>
   for (let i = 0; i < 200 && html.lang !== want; i++) await new Promise((r) => setTimeout(r, 25));
+  if (html.lang === want) window.coachQuietUntil = Date.now() + 10000;
   return html.lang === want;
 };
+
+// The players are mounted again in the new locale (see above); the question's player plays on its own when it
+// is mounted with a value (its audio element is made with `autoplay`, then told to play), and would read the
+// question again. For a while after the switch (until the person clicks or types, at most 10 s) an audio
+// element made then does not play on its own; it plays when asked to, and the next question's speech plays
+// on its own as before.
+window.coachQuietUntil = 0;
+const coachQuiet = () => Date.now() < window.coachQuietUntil;
+const coachPlay = HTMLMediaElement.prototype.play;
+HTMLMediaElement.prototype.play = function (...args) {
+  return coachQuiet() ? Promise.resolve() : coachPlay.apply(this, args);
+};
+const coachAutoplay = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, "autoplay");
+Object.defineProperty(HTMLMediaElement.prototype, "autoplay", {
+  ...coachAutoplay,
+  set(on) {
+    coachAutoplay.set.call(this, Boolean(on) && !coachQuiet());
+  },
+});
+for (const type of ["pointerdown", "keydown"]) {
+  document.addEventListener(type, (e) => {
+    if (!e.target.closest || !e.target.closest("#ui-language")) window.coachQuietUntil = 0;
+  }, true);
+}
 
 // On a narrow screen (a phone) Practice is one long column: after Start, Resume, Send, Finish or Continue,
 // what comes next (the round-finished banner when it shows, else the question under the round's progress and

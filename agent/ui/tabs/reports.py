@@ -74,6 +74,7 @@ def build(ctx: AppContext) -> None:
             {"label": "ui.history", "headers": history_headers},
             interactive=False,
             wrap=True,
+            elem_id="reports-history",
         )
         with gr.Row():
             rep_a = T(

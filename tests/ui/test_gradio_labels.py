@@ -1,0 +1,171 @@
+"""Gradio's own button labels and tooltips (aria-label, title) in the interface's language (issue 12), in
+headless Chromium with a fake microphone: a session started in English, its question's player and a
+recording on the microphone on screen, then the switch to 中文. The players' Download / Share / Clear / Play
+buttons, the table's cell menu (Filter, Clear filters) and the screen reader's "done" announcement of an event
+come out in Chinese, and back in English; the question's speech is not played again by the switch, and the
+next question's is played as before.
+
+What Gradio writes as fixed English in its components (no message key, so no locale can change it) stays
+English: `GRADIO_FIXED` lists what this app shows of it.
+
+Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): issue12-1-gradio-labels-{lang},
+issue12-1-gradio-table-menu-{lang}.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.ui.conftest import Served
+from tests.ui.test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, _shot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+FAKE_MIC = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
+TRANSLATED = {  # Gradio's labels by message key, as the page shows them in each language
+    "en": {"download": "Download", "share": "Share", "clear": "Clear", "play": "Play", "pause": "Pause",
+           "filter": "Filter", "clear_filter": "Clear filters", "sort": "Sort ascending"},
+    "zh": {"download": "下载", "share": "分享", "clear": "清除", "play": "播放", "pause": "暂停",
+           "filter": "筛选", "clear_filter": "清除筛选", "sort": "升序排序"},
+}  # fmt: skip
+GRADIO_FIXED = (
+    "Adjust volume", "Adjust playback speed to", "Skip backwards by", "Skip forward by", "Reset audio",
+    "Trim audio to selection", "undo", "Select input device", "Upload file", "Record audio", "pause",
+    "number input for", "range slider for", "Reset to default value", "Click to upload or drop files",
+    "File upload", "Copy table data", "Fullscreen", "Open cell menu", "Table actions", "Empty value",
+    "More tabs", "Gradio footer navigation", "High volume", "Copy", "Copied", "processing |", "queue:",
+)  # fmt: skip
+"""Gradio 6's fixed English labels (written into its components, not looked up by key) this app's pages show;
+the audio devices' names come from the browser."""
+KEY = re.compile(r"^(common|audio|upload_text|status|dataframe|file|errors|blocks)\.[a-z_]+$")
+"""A Gradio message key shown as itself: a key with no message in the language (and none in English)."""
+RECORD_KEYS = """
+window.coachSeenKeys = [];
+new MutationObserver((ms) => {
+  for (const m of ms) {
+    const texts = m.type === 'attributes' ? [m.target.getAttribute(m.attributeName)]
+      : m.type === 'characterData' ? [m.target.data] : [...m.addedNodes].map((n) => n.textContent);
+    for (const t of texts) if (t && /^(common|audio|upload_text|status|dataframe|file|errors|blocks)\\.[a-z_]+$/
+      .test(t.trim())) window.coachSeenKeys.push(t.trim());
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true,
+                      attributeFilter: ['aria-label', 'title']});
+"""
+PLAYING_JS = """(pause) => [...document.querySelectorAll('#practice-question-audio button[aria-label]')]
+  .some((b) => pause.includes(b.getAttribute('aria-label')))"""
+LABELS_JS = """(sel) => [...document.querySelectorAll(sel + ' [aria-label], ' + sel + ' [title]')]
+  .flatMap((el) => [el.getAttribute('aria-label'), el.getAttribute('title')]).filter((v) => v)"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (Debian: apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + FAKE_MIC, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _labels(page: Page, selector: str) -> list[str]:
+    return list(page.evaluate(LABELS_JS, selector))
+
+
+def _wait_labels(page: Page, selector: str, want: list[str]) -> None:
+    page.wait_for_function(
+        "([sel, want]) => { const have = new Set([...document.querySelectorAll(sel + ' [aria-label]')]"
+        ".map((el) => el.getAttribute('aria-label'))); return want.every((w) => have.has(w)); }",
+        arg=[selector, want],
+    )
+
+
+def _switch(page: Page, lang: str) -> None:
+    page.locator("#ui-language").get_by_text("中文" if lang == "zh" else "English", exact=True).click()
+    page.wait_for_function("l => document.documentElement.lang === l", arg="zh-CN" if lang == "zh" else "en")
+
+
+def _player_labels(page: Page, lang: str) -> None:
+    """The question's player and the recorder (with its recording) carry `lang`'s labels, not the other's."""
+    seen, other = TRANSLATED[lang], TRANSLATED["en" if lang == "zh" else "zh"]
+    _wait_labels(page, "#practice-question-audio", [seen["download"], seen["share"]])
+    _wait_labels(page, "#practice-mic", [seen["download"], seen["share"], seen["clear"]])
+    for where in ("#practice-question-audio", "#practice-mic"):
+        shown = _labels(page, where)
+        assert not [w for w in shown if w in other.values()], (where, shown)
+        if lang == "zh":  # what is still English is Gradio's fixed English
+            english = [w for w in shown if re.search(r"[A-Za-z]", w)]
+            assert all(any(w.startswith(f) for f in GRADIO_FIXED) for w in english), (where, english)
+
+
+def _playing(page: Page) -> bool:
+    """The question's player plays (its middle button offers Pause)."""
+    return bool(page.evaluate(PLAYING_JS, [TRANSLATED["en"]["pause"], TRANSLATED["zh"]["pause"]]))
+
+
+def _table_menu(page: Page, lang: str) -> str:
+    """The text of the Reports history table's cell menu, opened from its first header."""
+    page.get_by_role("tab", name="报告" if lang == "zh" else "Reports").click()
+    head = page.locator("#reports-history th").first
+    head.hover()
+    page.locator("#reports-history th button[aria-label='Open cell menu']").first.dispatch_event("click")
+    menu = page.locator(".cell-menu").first
+    menu.wait_for()
+    text = menu.inner_text()
+    page.keyboard.press("Escape")
+    return text
+
+
+def test_gradio_labels_follow_the_switch(browser: Browser, served: Served, screenshots: Path) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, permissions=["microphone"])
+    context.add_init_script(RECORD_KEYS)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.on("dialog", lambda d: d.accept())
+    page.goto(served.url)
+    page.locator("#start").wait_for()
+
+    # in English: a session with its question's speech, and a recording on the microphone
+    page.locator("#start").click()
+    _wait_labels(page, "#practice-question-audio", ["Download", "Share"])
+    mic = page.locator("#practice-mic")
+    mic.get_by_role("button", name="Record", exact=True).click()
+    mic.get_by_role("button", name="Stop", exact=True).click()
+    _player_labels(page, "en")
+    # the question's speech played (stopped here): a switch must not play it again
+    page.wait_for_function(PLAYING_JS, arg=["Pause", "Play"])  # it is loaded: it plays or has played
+    if _playing(page):
+        page.locator("#practice-question-audio").get_by_role("button", name="Pause", exact=True).click()
+    assert not _playing(page)
+
+    for lang in ("zh", "en"):
+        _switch(page, lang)
+        _player_labels(page, lang)
+        page.wait_for_timeout(1500)  # a player mounted again would have started by now
+        assert not _playing(page), f"{lang}: the switch played the question's speech again"
+        _shot(page, screenshots, f"issue12-1-gradio-labels-{lang}")
+        menu = _table_menu(page, lang)
+        seen = TRANSLATED[lang]
+        for key in ("sort", "filter", "clear_filter"):
+            assert seen[key] in menu, (lang, key, menu)
+        if lang == "zh":
+            assert not re.search(r"[A-Za-z]", menu), menu
+        _shot(page, screenshots, f"issue12-1-gradio-table-menu-{lang}")
+        page.get_by_role("tab", name="练习" if lang == "zh" else "Practice").click()
+
+    # the next question's speech still plays on its own
+    page.locator("#answer textarea").fill("Paged KV cache splits the KV cache into fixed-size blocks.")
+    page.locator("#send").click()
+    page.wait_for_function(PLAYING_JS, arg=["Pause"])
+    assert page.evaluate("window.coachSeenKeys") == [], "a Gradio message key was shown as itself"
+    context.close()
