@@ -9,7 +9,7 @@ from importlib.resources import files
 
 import gradio as gr
 
-from agent.util.messages import Lang, t
+from agent.util.messages import LANGS, Lang, t
 
 STATIC = "static"
 
@@ -43,8 +43,11 @@ GRADIO_MESSAGES = {
 6: its zh-CN messages lack them; `common.complete` has no English either, so it showed as itself), with the
 app's messages for them. Its labels written as fixed English (no key) cannot be translated: see
 tests/ui/test_gradio_labels.py."""
-GRADIO_LOCALES: dict[Lang, str] = {"en": "en", "zh": "zh-CN"}
-"""The locale of Gradio's frontend for each interface language (`static/app.js` sets it)."""
+
+
+def gradio_locale(lang: Lang) -> str:
+    """The locale of Gradio's frontend for an interface language (`static/app.js` sets it)."""
+    return "zh-CN" if lang == "zh" else "en"
 
 
 def gradio_i18n() -> gr.I18n:
@@ -52,10 +55,10 @@ def gradio_i18n() -> gr.I18n:
     fields are Gradio's `{position}` and `{size}`, filled by Gradio."""
     return gr.I18n(
         **{
-            locale: {
+            gradio_locale(lang): {
                 key: t(ours, lang, position="{position}", size="{size}")
                 for key, ours in GRADIO_MESSAGES.items()
             }
-            for lang, locale in GRADIO_LOCALES.items()
+            for lang in LANGS
         }
     )
