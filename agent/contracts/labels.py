@@ -1,12 +1,13 @@
-"""What people read for the judge's flags and gate caps: a display name and one line of explanation, in
-English and Chinese. The ids themselves stay in the JSON reports; the app and the Markdown report show these.
+"""What people read for the judges, and for the judge's flags and gate caps: a display name and one line of
+explanation, in English and Chinese. The ids themselves stay in the JSON reports; the app and the Markdown
+report show these.
 """
 
 from __future__ import annotations
 
 import re
 
-from agent.contracts.report import Coverage, DimensionScore
+from agent.contracts.report import Coverage, DimensionScore, JudgeInfo
 from agent.rubric.model import Lang
 
 Label = dict[Lang, tuple[str, str]]
@@ -171,6 +172,32 @@ GATES: dict[str, Label] = {
     },
 }
 
+JUDGES: dict[str, Label] = {
+    "embedded": {
+        "en": (
+            "Embedded judge",
+            "Checks the answer against the rubric's expected items and quotes what it found; no language "
+            "model, so the same answer always gets the same scores.",
+        ),
+        "zh": (
+            "内置评分器",
+            "对照评分标准的期望要点检查回答，并引用找到的原文；不使用语言模型，同样的回答总是得到同样的分数。",
+        ),
+    },
+    "vllm": {
+        "en": (
+            "vLLM judge",
+            "A language model served by vLLM scores the answer against the rubric's levels and expected items, "
+            "quoting the answer.",
+        ),
+        "zh": (
+            "vLLM 评分模型",
+            "由 vLLM 运行的语言模型按评分标准的等级和期望要点给回答打分，并引用回答原文。",
+        ),
+    },
+}
+"""The judge by its kind (`JudgeInfo.kind`): its model id, rubric version and hashes stay in the JSON."""
+
 _CAP = re.compile(
     r"^(?P<name>[A-Za-z0-9_]+|weak signal|misconception)(?: (?P<id>[a-z0-9-]+))? \((?P<how>≤|-)(?P<n>\d+)\)$"
 )
@@ -179,6 +206,26 @@ _CAP = re.compile(
 def _label(table: dict[str, Label], key: str, lang: Lang) -> tuple[str, str] | None:
     entry = table.get(key)
     return entry[lang] if entry else None
+
+
+def judge_name(judge: JudgeInfo, lang: Lang) -> str:
+    """The judge's display name; a vLLM judge's with its model's name ("vLLM judge (Qwen2.5-1.5B-Instruct)":
+    the model as served, without its organisation or folder)."""
+    found = _label(JUDGES, judge.kind, lang)
+    name = found[0] if found else judge.kind
+    if judge.kind == "vllm" and judge.model:
+        model = judge.model.rstrip("/").rsplit("/", 1)[-1]
+        name = f"{name}（{model}）" if lang == "zh" else f"{name} ({model})"
+    return name
+
+
+def judge_line(judge: JudgeInfo, lang: Lang) -> str:
+    """ "Name: what it does" for a judge."""
+    found = _label(JUDGES, judge.kind, lang)
+    name = judge_name(judge, lang)
+    if not found:
+        return name
+    return f"{name}{'：' if lang == 'zh' else ': '}{found[1]}"
 
 
 def flag_name(flag: str, lang: Lang) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.contracts.labels import flag_line, flag_name, why_text
+from agent.contracts.labels import flag_line, flag_name, judge_line, why_text
 from agent.contracts.report import Report, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
@@ -20,11 +20,8 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     lang = report.language
     j = report.judge
     out = [f"# {t('report.report', lang)}: {report.id}", ""]
-    prov = f"{j.kind} · {j.model} · {j.rubric_version}"
-    for extra in (j.prompt_hash, j.vllm_version, j.index_commit):
-        if extra:
-            prov += f" · {extra}"
-    out.append(f"**{t('report.judge', lang)}:** {prov}")
+    # the judge by name and what it does; its ids (model, rubric version, hashes) are in the JSON
+    out.append(f"**{t('report.judge', lang)}:** {judge_line(j, lang)}")
     if j.fallback:
         out.append(f"\n> **{t('report.fallback', lang)}** ({j.fallback_reason or ''})")
     out.append("")

@@ -116,3 +116,48 @@ def test_why_a_dimension_scored_reads_from_its_coverage_fields_in_either_languag
     for d in ra.dimensions:
         assert d.coverage is not None and d.coverage.expected >= d.coverage.covered
         assert why_text(d, "en").startswith(f"{d.coverage.covered} of {d.coverage.expected} expected items")
+
+
+JUDGES = {
+    "embedded": JudgeInfo(kind="embedded", model="embedded-cues-v1", rubric_version="rubric-645c7fe96485"),
+    "vllm": JudgeInfo(
+        kind="vllm",
+        model="Qwen/Qwen2.5-1.5B-Instruct",
+        rubric_version="rubric-645c7fe96485",
+        prompt_hash="prompt-0a1b2c3d4e5f",
+        vllm_version="0.26.0",
+        index_commit="b23bd73f540175f9e117eaee5029cd7d8df63964",
+    ),
+}
+JUDGE_IDS = ("embedded-cues-v1", "rubric-645c7fe96485", "prompt-0a1b2c3d4e5f", "b23bd73f5401", "embedded ·")
+
+
+def test_the_judge_by_name_and_what_it_does_never_its_ids() -> None:
+    """The judge line of the app (a round's scores, a report's summary) and of the Markdown report: a display
+    name and one plain line on how it scores; its ids (model id, rubric version, prompt hash, index commit)
+    are in the JSON only (issue 12: 'embedded-cues-v1 · rubric-645c7fe96485' on screen)."""
+    from agent.contracts.labels import JUDGES as LABELS
+    from agent.ui import views
+
+    rubric = default_rubric()
+    ra = RoundAssessment.model_validate(
+        {"round": "concepts", "scores": dict.fromkeys(DIMENSIONS, 3), "total": 15, "flags": []}
+    )
+    for kind, info in JUDGES.items():
+        for lang in ("en", "zh"):
+            name, line = LABELS[kind][lang]  # type: ignore[index]
+            report = Report(
+                id="t-1", judge=info, rounds=[ra.model_copy(update={"judge": info})], language=lang
+            )  # type: ignore[arg-type]
+            shown = {
+                "markdown": report_markdown(report, rubric),
+                "scores": views.assessment_md(report.rounds[0], rubric, lang, heading="ui.round_scores"),  # type: ignore[arg-type]
+                "summary": views.report_summary_md(report, rubric, lang, []),  # type: ignore[arg-type]
+            }
+            for where, text in shown.items():
+                assert name in text and line in text, (kind, lang, where, text)
+                assert not [i for i in JUDGE_IDS if i in text], (kind, lang, where, text)
+            if kind == "vllm":  # the model by its name, without its organisation
+                assert all("Qwen2.5-1.5B-Instruct" in text and "Qwen/" not in text for text in shown.values())
+            dumped = report.model_dump_json()
+            assert info.model in dumped and info.rubric_version in dumped  # the JSON keeps them

@@ -7,6 +7,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agent.contracts import labels
 from agent.contracts.labels import flag_line, why_text
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.overrides import EffectiveScore, effective_totals
@@ -64,11 +65,9 @@ def judge_name(kind: str, lang: Lang) -> str:
 
 
 def judge_line(judge: JudgeInfo, lang: Lang) -> str:
-    """The judge by name; its model and rubric version (what reproduces the scores) on hover."""
-    detail = " · ".join(x for x in (judge.model, judge.rubric_version) if x)
-    return (
-        f"<abbr title='{html.escape(detail, quote=True)}'>{html.escape(judge_name(judge.kind, lang))}</abbr>"
-    )
+    """The judge by name and what it does, in words; its model id, rubric version and hashes (what reproduces
+    the scores) are in the JSON only."""
+    return html.escape(labels.judge_line(judge, lang), quote=False)
 
 
 def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
