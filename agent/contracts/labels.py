@@ -176,7 +176,7 @@ JUDGES: dict[str, Label] = {
     "embedded": {
         "en": (
             "Embedded judge",
-            "Checks the answer against the rubric's expected items and quotes what it found; no language "
+            "checks the answer against the rubric's expected items and quotes what it found; no language "
             "model, so the same answer always gets the same scores.",
         ),
         "zh": (
@@ -187,7 +187,7 @@ JUDGES: dict[str, Label] = {
     "vllm": {
         "en": (
             "vLLM judge",
-            "A language model served by vLLM scores the answer against the rubric's levels and expected items, "
+            "a language model served by vLLM scores the answer against the rubric's levels and expected items, "
             "quoting the answer.",
         ),
         "zh": (
@@ -220,12 +220,12 @@ def judge_name(judge: JudgeInfo, lang: Lang) -> str:
 
 
 def judge_line(judge: JudgeInfo, lang: Lang) -> str:
-    """ "Name: what it does" for a judge."""
+    """ "Name — what it does" for a judge (it follows a label: "Judge: …")."""
     found = _label(JUDGES, judge.kind, lang)
     name = judge_name(judge, lang)
     if not found:
         return name
-    return f"{name}{'：' if lang == 'zh' else ': '}{found[1]}"
+    return f"{name}{'——' if lang == 'zh' else ' — '}{found[1]}"
 
 
 def flag_name(flag: str, lang: Lang) -> str:
