@@ -11,6 +11,8 @@ owner role (agent/db/transfer.py)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -118,6 +120,23 @@ def _sources(path: Path) -> _Sources:
     raise _usage(f"{path} is neither a session store ({DB_NAME}) nor an override log ({LOG_FILE})")
 
 
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """The data dir held exclusively (agent/util/inuse.py) for the block; ImportRefused, naming it and the
+    processes that have it open, while the one-machine app or an `interview` command uses it."""
+    from agent.util import inuse
+
+    try:
+        with inuse.exclusive(folder):
+            yield
+    except inuse.InUse as e:
+        raise ImportRefused(
+            f"{e}. Stop the one-machine app (and any `interview` command on that data dir) first: the import "
+            "copies the data dir as it is, and what is written there meanwhile would be left out. Nothing was "
+            "imported"
+        ) from e
+
+
 def _usage(message: str) -> typer.Exit:
     _err().print(f"[red]error:[/] {message}")
     return typer.Exit(2)
@@ -152,7 +171,8 @@ IMPORT_HELP = "\n\n".join(
         "Import a one-machine SQLite data dir: users, sessions with their checkpoints, the override log.",
         "Run it as the role that owns the schema (the URL `migrate` takes), after `migrate`. DIR_OR_FILE is "
         "the data dir (sessions.sqlite, overrides.sqlite, users.txt, reviewers.txt: what is there) or one "
-        "of its .sqlite files.",
+        "of its .sqlite files. Stop the one-machine app first: the import holds the data dir for its whole "
+        "run, and is refused while another process (the app, an `interview` command) has it open.",
         "The override log is verified first: one that does not verify refuses the import, naming its first "
         "bad row, and nothing is written. Its rows are appended in their original order, re-chained under "
         "the database's log, so `interview override verify` passes there; a row written before the "
@@ -208,29 +228,33 @@ def import_(
         for i in done:
             print(i.line(dry_run))
 
+    folder = from_sqlite.expanduser()
+    folder = folder if folder.is_dir() else folder.parent
     try:
-        state = schema(target)
-        if state.behind:
-            raise ImportRefused(
-                f"the database {db.redact(target)} {' and '.join(state.behind)}: run `interview db migrate "
-                f"--url {db.redact(target)}` first; nothing was imported"
-            )
-        if not state.owned:
-            raise ImportRefused(
-                f"the role {state.role} does not own the schema of {db.redact(target)} (its owner is "
-                f"{state.owner}): import as the owner, with the URL `interview db migrate --url` takes; "
-                "nothing was imported"
-            )
-        # every source is checked before anything is written
-        rows = overrides.check_source(found.overrides) if found.overrides else []
-        if found.sessions:
-            sessions.check_source(found.sessions)
-        users = read_users(found.users) if found.users else []
-        report(import_users(target, users, dry_run=dry_run))
-        if found.sessions:
-            report(sessions.import_sessions(found.sessions, target, dry_run=dry_run))
-        if found.overrides:
-            report(overrides.import_log(found.overrides, rows, target, dry_run=dry_run))
+        # the one-machine app (or an `interview` command) must not write to the data dir meanwhile
+        with _exclusive(folder):
+            state = schema(target)
+            if state.behind:
+                raise ImportRefused(
+                    f"the database {db.redact(target)} {' and '.join(state.behind)}: run `interview db migrate "
+                    f"--url {db.redact(target)}` first; nothing was imported"
+                )
+            if not state.owned:
+                raise ImportRefused(
+                    f"the role {state.role} does not own the schema of {db.redact(target)} (its owner is "
+                    f"{state.owner}): import as the owner, with the URL `interview db migrate --url` takes; "
+                    "nothing was imported"
+                )
+            # every source is checked before anything is written
+            rows = overrides.check_source(found.overrides) if found.overrides else []
+            if found.sessions:
+                sessions.check_source(found.sessions)
+            users = read_users(found.users) if found.users else []
+            report(import_users(target, users, dry_run=dry_run))
+            if found.sessions:
+                report(sessions.import_sessions(found.sessions, target, dry_run=dry_run))
+            if found.overrides:
+                report(overrides.import_log(found.overrides, rows, target, dry_run=dry_run))
     except db.DatabaseError as e:  # ImportRefused included
         if items:
             print("\n".join(_summary(items, dry_run)))

@@ -12,6 +12,8 @@ that was truncated, replaced or deleted: opening it is refused with a message sa
 is written to it, so it never silently starts over (and a new session never takes an old one's id).
 A count file that cannot be read gives no number: the message says it is unreadable, and a store beside
 it that holds no session is refused all the same (the file is only written once a session is saved).
+While a process has the store open it holds the data dir in use (agent/util/inuse.py), so `interview db
+import` refuses to copy it meanwhile; while an import runs, opening the store is refused, saying so.
 
 Postgres: LangGraph's `PostgresSaver` on a connection pool, and the `interview_sessions` table
 (agent/db/migrations/postgres/0001_sessions.sql); the schema is migrated when the store opens
@@ -38,6 +40,7 @@ from agent import db
 from agent.config import COUNT_SIDECAR, data_dir, private_sqlite
 from agent.graph.errors import SessionError, SessionStoreError
 from agent.graph.interview import Graph, build
+from agent.util import inuse
 
 DB_NAME = "sessions.sqlite"
 COUNT_SUFFIX = COUNT_SIDECAR
@@ -196,6 +199,21 @@ class Store(SessionStore):
         self.count_path = path.with_name(path.name + COUNT_SUFFIX)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            # held until close(): `interview db import` does not copy the data dir while it is open
+            self._in_use = inuse.use(path.parent)
+        except inuse.InUse as e:
+            raise SessionStoreError(f"the session store {path} cannot be opened: {e}") from e
+        except OSError as e:
+            raise SessionStoreError(f"the session store {path} cannot be created: {e}") from e
+        try:
+            self._open(path)
+        except BaseException:
+            self._in_use.release()
+            raise
+        self.graph: Graph = build(self.saver)
+
+    def _open(self, path: Path) -> None:
+        try:
             recorded = self._recorded()
             if not path.exists() and recorded is not None:
                 self._lost(None, recorded)  # deleted: refuse before creating a new one
@@ -222,7 +240,6 @@ class Store(SessionStore):
             raise SessionStoreError(explain(e, path, "sessions cannot be opened")) from e
         except OSError as e:
             raise SessionStoreError(f"the session store {path} cannot be created: {e}") from e
-        self.graph: Graph = build(self.saver)
 
     def _count(self) -> int:
         """Sessions in the index; 0 when the file has no index table (empty or new)."""
@@ -295,6 +312,7 @@ class Store(SessionStore):
     def close(self) -> None:
         self.saver.conn.close()
         self._index.close()
+        self._in_use.release()
 
 
 class PostgresStore(SessionStore):

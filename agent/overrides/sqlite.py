@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sqlite3
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
@@ -29,6 +30,7 @@ from agent.config import COUNT_SIDECAR, private_sqlite
 from agent.overrides.backend import LogBackend
 from agent.overrides.chain import GENESIS, Problem, chain_hash, trigger_problems
 from agent.overrides.model import COLUMNS, OverrideLogError, stamp
+from agent.util import inuse
 from agent.util.files import atomic_replace
 
 COUNT_SUFFIX = COUNT_SIDECAR
@@ -129,13 +131,34 @@ class SqliteLog(LogBackend):
         self.count_path = path.with_name(path.name + COUNT_SUFFIX)
         self.timeout_s = timeout_s
         self.clock = clock
+        # the folder is in use while this log is (the app makes its log at start), so `interview db
+        # import` does not copy it meanwhile (agent/util/inuse.py); during an import, a write says so
+        with contextlib.suppress(inuse.InUse):
+            weakref.finalize(self, inuse.use(path.parent).release)
 
     def exists(self) -> bool:
         return self.path.exists()
 
     @contextmanager
     def connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
-        """For `write`: one IMMEDIATE transaction, on a log whose rows are hashed."""
+        """For `write`: one IMMEDIATE transaction, on a log whose rows are hashed; refused while `interview
+        db import` copies the folder."""
+        if not write:
+            with self._connect(write=False) as conn:
+                yield conn
+            return
+        try:
+            held = inuse.use(self.path.parent)
+        except inuse.InUse as e:
+            raise OverrideLogError(f"the override log {self.path} cannot be written: {e}") from e
+        try:
+            with self._connect(write=True) as conn:
+                yield conn
+        finally:
+            held.release()
+
+    @contextmanager
+    def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         if write and not self.path.exists():
             self._refuse(self.lost(None))  # deleted: refused before a new, empty log is created
         private_sqlite(self.path, create=write)

@@ -11,7 +11,12 @@ after the team saved overrides there) are appended after it, each keeping its or
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -19,11 +24,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg
 import pytest
 from typer.testing import CliRunner
 
 from agent.cli.main import app
+from agent.config import repo_root
 from agent.graph import answer, get_session, list_sessions, start_session
 from agent.graph import store as graph_store
 from agent.graph.store import Store, thread_config
@@ -427,3 +434,70 @@ def test_a_session_that_went_on_on_the_machine_is_brought_up_to_date(
     assert "sessions 0 imported, 1 skipped, 1 refused" in out
     assert counts(pg_url) == before and checkpoint_ids(pg_url, "m-open") == ids
     assert answers_of(get_session("m-open", owner="alice")) == [A1, A2, A3, A4]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def one_machine_env(machine: OneMachine) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "INTERVIEW_DATABASE_URL"}
+    return {**env, "INTERVIEW_DATA_DIR": str(machine.data)}
+
+
+def test_the_import_is_refused_while_the_one_machine_app_runs_on_the_data_dir(
+    machine: OneMachine, pg_url: str, owner_url: str, tmp_path: Path
+) -> None:
+    port, log = _free_port(), tmp_path / "app.log"
+    with log.open("wb") as out:
+        app_proc = subprocess.Popen(
+            [sys.executable, "-m", "agent.ui", "--port", str(port)],
+            cwd=repo_root(),
+            env=one_machine_env(machine),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 180
+        while True:  # the one-machine app serves its page: it is running on the data dir
+            assert app_proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        for dry in ([], ["--dry-run"]):
+            code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url, *dry)
+            assert code == 1, out
+            assert f"the data dir {machine.data} is in use by another process (pid {app_proc.pid}: " in out, out
+            assert "Stop the one-machine app (and any `interview` command on that data dir) first" in out
+            assert "Nothing was imported" in out
+            assert set(counts(pg_url).values()) == {0}
+    finally:
+        app_proc.terminate()
+        app_proc.wait(timeout=30)
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0, out
+
+
+def test_while_an_import_holds_the_data_dir_the_one_machine_stores_say_so(machine: OneMachine) -> None:
+    from agent.util import inuse
+
+    with inuse.exclusive(machine.data):
+        listed = subprocess.run(
+            [sys.executable, "-m", "agent", "sessions"],
+            cwd=repo_root(),
+            env=one_machine_env(machine),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        said = " ".join((listed.stdout + listed.stderr).split())
+        assert listed.returncode != 0, said
+        assert f"the data dir {machine.data} is being imported into the shared database" in said, said
+    # and once it ends, the data dir is the machine's again
+    with inuse.exclusive(machine.data):
+        pass
