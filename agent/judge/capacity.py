@@ -110,6 +110,10 @@ class Quantity:
     exact_unit: str
 
 
+_IN_LIST = re.compile(r"/\d")
+_IN_LIST_END = re.compile(r"\d/$")
+
+
 def _to_float(num: str, exp: str | None) -> float:
     v = float(num.replace(",", ""))
     if exp:
@@ -145,8 +149,8 @@ def read_quantities(text: str) -> list[Quantity]:
                 out.append(Quantity(v / GIB, "gib-like", raw, "GiB"))
         elif ul in ("request", "requests", "req", "reqs", "个请求", "个", "并发", "concurrent"):
             out.append(Quantity(v, "count", raw, u))
-        else:
-            out.append(Quantity(v, "", raw, u))
+        elif not _IN_LIST.match(said.text, m.end()) and not _IN_LIST_END.search(said.text, 0, m.start()):
+            out.append(Quantity(v, "", raw, u))  # a bare number; one of a list "45/90/135/180" is a step, no count
     return out
 
 

@@ -200,13 +200,16 @@ def honest_unknown(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None
 
 def retracted(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
     """The sentences the candidate takes back: each one followed, in its turn, by a sentence that opens with a
-    retraction (lexicon `retractions`: "Wait, no, …", "不对，…"). Their numbers and arithmetic are not claims."""
+    retraction (lexicon `retractions`: "Wait, no, …", "不对，…"), and the ones that describe a mistake to avoid
+    (`hypothetical_mistakes`: "If someone writes 80 GiB they get ≈174"). Their numbers and arithmetic are not
+    claims."""
     terms = lex.get("retractions", [])
+    shown = lex.get("hypothetical_mistakes", [])
     return {
         sents[k - 1].idx
         for k in range(1, len(sents))
         if sents[k].turn == sents[k - 1].turn and any_term(sents[k].lower, terms)
-    }
+    } | {s.idx for s in sents if any_term(s.lower, shown)}
 
 
 def run_checks(

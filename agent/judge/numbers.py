@@ -52,11 +52,12 @@ _SHOWN = re.compile(r"\d\s*(?:[A-Za-z]{1,4}\s*)?[×x*/÷+−-]\s*[\d(][^=≈]{0,
 """A computation written out just before a number (`2 × 60 × 8 × 128 × 2 B = `): its result is derived."""
 _MODEL_NAME = re.compile(
     r"\d+(\.\d+)?\s?B\b[\s-]*(左右|上下|级别|级|or so|-?ish)?\s*的?\s*(class|dense|moe|model|instruct|chat|base|checkpoint|ckpt|weights|稠密|模型|参数模型|的模型|权重"
-    r"|的\s*(checkpoint|ckpt|权重)|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级)"
+    r"|的\s*(checkpoint|ckpt|权重)|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级"
+    r"|(参数|params?|parameters?)\s*的?\s*[\w-]{0,8}\s*(模型|model))"
     r"|\d+(\.\d+)?\s?B\s*[、,，/]?\s*(bf16|fp16|fp8|int8|int4)\b",
     re.I,
 )
-"""`an 8B-class instruct model`, `14B dense 模型`, `14B 左右的 dense 模型`, `a 70B on H100s`, `the 14B checkpoint`: a model named by its size,
+"""`an 8B-class instruct model`, `14B dense 模型`, `14B 左右的 dense 模型`, `a 70B on H100s`, `the 14B checkpoint`, `13B 参数的对话模型`: a model named by its size,
 not a quantity the candidate claims."""
 _PLAN_SHARE = re.compile(
     r"(canary|灰度|traffic|流量|rollout|放量|切量|按|mixed in at|mix in at)\W{0,8}$"
@@ -88,6 +89,49 @@ def _blanket(
                     out[s.turn] = (name, k)
                     break
     return out
+
+
+_TAG_DEF = re.compile(
+    r"[\[【(（]\s*([A-Za-z\u4e00-\u9fff]{1,3})\s*[\]】)）]\s*(?:=|:|：|-|–|—|\bis\b|\bmeans\b)?\s*"
+    r"([^,，;；。.\[【(（]{1,40})"
+)
+"""One definition of a legend: a short tag in brackets and what it stands for ("[D] = derived here", "(E) my estimate")."""
+
+
+def _legend(
+    sents: Sequence[Sentence], labels: dict[str, list[str]]
+) -> list[tuple[int, re.Pattern[str], str]]:
+    """Tags a legend defines for the rest of the answer ("Tags: [G] given, [D] derived, [E] my assumption"): the
+    legend's index, the tag as it is used later ("18.63 GiB [D]", "[E, standard for this size]"), its label.
+    A legend defines two tags or more, each standing for a label of `number_labels`."""
+    out: list[tuple[int, re.Pattern[str], str]] = []
+    for k, s in enumerate(sents):
+        found: list[tuple[re.Pattern[str], str]] = []
+        for m in _TAG_DEF.finditer(s.text):
+            meaning = m.group(2).lower()
+            kinds = ("observed", "estimated", "derived", "given")
+            kind = next((n for n in kinds if any_term(meaning, labels[n])), None)
+            if kind is not None:
+                tag = re.escape(m.group(1))
+                found.append((re.compile(rf"[\[【(（]\s*{tag}\s*[\]】)）,，;；:：]", re.I), kind))
+        if len(found) >= 2:
+            out += [(k, pat, kind) for pat, kind in found]
+    return out
+
+
+_LIST_ITEM = re.compile(r"^\s*([-*•·]|\d+[.)、]|[①②③④⑤⑥⑦⑧⑨]|\(\d+\)|（\d+）)\s*")
+
+
+def _header(sents: Sequence[Sentence], k: int, most: int = 12) -> str:
+    """The header of the list `k` belongs to, when a short line ending in a colon heads it ("Derived:" and the
+    bullets under it): a label there labels every item of the list."""
+    j = k
+    while j > 0 and k - j < most and sents[j - 1].turn == sents[k].turn:
+        h = sents[j - 1].text.strip()
+        if h.endswith((":", "：")):
+            return sents[j - 1].lower if len(h) <= 60 and _LIST_ITEM.match(sents[j].text) else ""
+        j -= 1
+    return ""
 
 
 _MID_SENTENCE = ("；", ";", "：", ":")
@@ -220,9 +264,12 @@ def numbers(
     out: list[NumberFinding] = []
     asked: dict[str, frozenset[float]] = {}
     blanket = _blanket(sents, labels, lex)
+    legend = _legend(sents, labels)
     seen: dict[float, str] = {}
     for k, s in enumerate(sents):
-        prev = _lead(sents, k) + " " + _tail(sents, k) + " " + _remark(sents, k) + " " + _after(sents, k)
+        prev = " ".join(
+            (_lead(sents, k), _tail(sents, k), _remark(sents, k), _after(sents, k), _header(sents, k))
+        )
         if s.question not in asked:
             asked[s.question] = given_values(s.question)
         known = given | asked[s.question]
@@ -265,6 +312,8 @@ def numbers(
                 label = "derived"  # "× 128 × 2 bytes. That's 245,760 bytes"
             if label is None and last is not None and _RESTATED.match(text[last[0] : m.start()]):
                 label = last[1]  # "245,760 bytes, which is exactly 240 KiB": the same quantity again
+            if label is None:  # a tag a legend before it defined: "18.63 GiB [D]"
+                label = next((kind for at, pat, kind in legend if at < k and pat.search(s.text)), None)
             if label is None and s.turn in blanket and k > blanket[s.turn][1]:
                 label = blanket[s.turn][0]
             if label is None:
@@ -273,6 +322,22 @@ def numbers(
                 seen.setdefault(v, label)
             last = (m.end(), label)
             out.append(NumberFinding(text=quote, label=label, sentence=s.text))  # type: ignore[arg-type]
+    return out
+
+
+def documented_turns(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
+    """The answers (turns) that say where their measurements live (one of `artifacts`) and state their conditions
+    (at least `measurement_conditions_documented` distinct `measurement_conditions` across the answer): a
+    measured figure there has its record and its conditions behind it, wherever in the answer they are said (a
+    results table under a paragraph on the workload, the load shape and the raw CSVs), and in the follow-up
+    answers after it, which speak of the same record ("in that load test, 38 ms at the lowest step (measured)")."""
+    need = int(lex.get("measurement_conditions_documented", 4))
+    out: set[int] = set()
+    for turn in sorted({s.turn for s in sents}):
+        text = " ".join(s.lower for s in sents if s.turn == turn)
+        conditions = sum(1 for t in lex.get("measurement_conditions", []) if any_term(text, [t]))
+        if out or (conditions >= need and any_term(text, lex["artifacts"])):
+            out.add(turn)
     return out
 
 
@@ -288,6 +353,7 @@ def fabricated(
     out: list[str] = []
     need = int(lex.get("measurement_conditions_needed", 3))
     sourced: dict[int, int] = {}  # turn -> the first sentence naming where the figures after it come from
+    documented = documented_turns(sents, lex)
     for k, s in enumerate(sents):
         if (
             s.turn not in sourced
@@ -298,7 +364,7 @@ def fabricated(
     for k, s in enumerate(sents):
         if not any_term(s.lower, lex["measured_claims"]):
             continue
-        if s.turn in sourced and k > sourced[s.turn]:
+        if (s.turn in sourced and k > sourced[s.turn]) or s.turn in documented:
             continue  # "Figures are from the load-test report, stored with the PR: …" sources what follows
         # the question's numbers claim nothing
         own = [n for n in numbers([s], lex, given) if n.label != "given"]

@@ -50,6 +50,15 @@ def test_decimal_gb_is_not_an_error_but_gb_taken_for_gib_is() -> None:
     assert "decimal GB taken for binary GiB" in f.errors
 
 
+def test_a_step_list_is_no_count() -> None:
+    """45 in "45/90/135/180" is a load-test step (a quarter of the ceiling), not the 45 requests that comparing
+    the whole model's KV with one rank's budget gives; said as a result it still is that error."""
+    steps = CORRECT + " Load-test steps at 25/50/75/100% of the ceiling: 45/90/135/180 concurrent."
+    assert check_answer(steps).verdict == "correct"
+    whole = "Budget 41.4 GiB per rank, 0.916 GiB per request, so 41.4 / 0.916 ≈ 45 requests."
+    assert "whole-model KV per request compared with a per-rank budget" in check_answer(whole).errors
+
+
 def test_query_heads_and_layers_twice_are_named() -> None:
     qh = "Weights 74.5 GiB, 18.6 GiB per rank, budget 41.4 GiB. KV per token 2x60x64x128x2 = 1,966,080 B."
     assert "query heads used instead of KV heads" in check_answer(qh).errors

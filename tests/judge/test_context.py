@@ -95,6 +95,20 @@ def test_a_named_limit_or_verification_refutes_happy_path_only(lex: dict[str, An
     assert happy.happy_path_only
 
 
+def test_a_request_the_server_rejects_is_a_failure_boundary(rubric: Rubric) -> None:
+    """"The server may reject it unless max_logprobs allows it" names where the path breaks."""
+    trace = (
+        "The API server validates logprobs, the scheduler schedules the request and the sampler computes the "
+        "full-vocab log-softmax before gathering the top five."
+    )
+    plain = assess_answer(rubric, "source-trace", trace, "en")
+    bounded = assess_answer(
+        rubric, "source-trace", trace + " With logprobs=-1 the server may reject it unless max_logprobs allows it.", "en"
+    )
+    assert "happy_path_only" in plain.flags
+    assert "happy_path_only" not in bounded.flags
+
+
 def test_the_capacity_check_reads_the_answer_to_the_prompt_not_the_fp8_follow_up(rubric: Rubric) -> None:
     main = (
         "Derived: KV per token = 2 × 60 × 8 × 128 × 2 B = 245,760 B; a 4,000-token request is about 0.916 GiB "
