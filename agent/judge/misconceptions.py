@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from agent.contracts.checklist import MisconceptionFinding
 from agent.judge.matching import Sentence, Term, any_term, compile_terms, sentence_hits
+from agent.judge.numbers import documented_turns
 from agent.rubric.loader import Rubric
 from agent.rubric.misconception import Misconception, MisconceptionMarkers
 
@@ -162,7 +163,9 @@ def find_misconceptions(
     """The round's catalogued wrong claims that the answer's sentences assert, in answer order.
 
     Each entry is reported once, quoting the first sentence that asserts it. `sents` are the
-    answer's sentences (agent.judge.matching.sentences), e.g. with injected ones already dropped.
+    answer's sentences (agent.judge.matching.sentences), e.g. with injected ones already dropped. An
+    `unless_documented` entry is not asserted in an answer that names its artifact and states its measurement
+    conditions (agent.judge.numbers.documented_turns).
     """
     markers = rubric.misconception_markers
     if markers is None:
@@ -173,7 +176,10 @@ def find_misconceptions(
     for i, s in enumerate(sents):
         first.setdefault(s.turn, i)
     yes = _says_yes(markers, sents) if markers.affirmation else []
+    documented: set[int] | None = None
     for m in rubric.misconceptions(round_id):
+        if m.unless_documented and documented is None:
+            documented = documented_turns(sents, rubric.lexicon)
         said = next((s for s in yes if not any_term(s.lower, m.unless) and _poses(m, markers, s.question)), None)
         if said is not None:  # "Yes, basically." to "Is a smaller block size always better?"
             out.append(_finding(m, said))
@@ -191,7 +197,7 @@ def find_misconceptions(
         for h in hits:
             some |= h
         for i, s in enumerate(sents):
-            if not some >> i & 1:
+            if not some >> i & 1 or (m.unless_documented and documented and s.turn in documented):
                 continue
             own = [k for k, h in enumerate(hits) if h >> i & 1]
             # a follow-up answer leaves its subject unsaid ("Yes, the smaller the better" to "Is a smaller block

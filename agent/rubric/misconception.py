@@ -78,6 +78,11 @@ class Misconception(_Strict):
     dimensions: list[Dimension] = Field(default_factory=_accuracy_only, min_length=1)
     severity: int = Field(ge=1, le=2, description="levels taken off each of `dimensions` when asserted")
     examples: Examples
+    unless_documented: bool = Field(
+        default=False,
+        description="not asserted in an answer that names its artifact and states its measurement conditions"
+        " (agent.judge.numbers.documented_turns): a claim about missing records that the answer's records refute",
+    )
 
     @field_validator("unless")
     @classmethod
