@@ -5,8 +5,8 @@ a member of interview_app, may not change it) and otherwise stop naming this com
 (agent/db/migrate.py).
 
 `interview db import --from-sqlite DIR_OR_FILE`: a team that began on one machine brings its SQLite
-data dir (users, sessions with their checkpoints, the override log) into that database, as the same
-owner role (agent/db/transfer.py)."""
+data dir (users, sessions with their checkpoints, the override log, the browser-id secret) into that
+database, as the same owner role (agent/db/transfer.py)."""
 
 from __future__ import annotations
 
@@ -83,6 +83,8 @@ class _Sources:
     overrides: Path | None = None
     users: Path | None = None
     """the folder of users.txt and reviewers.txt"""
+    secret: Path | None = None
+    """the browser-id secret, `ui-secret`"""
 
 
 def _sources(path: Path) -> _Sources:
@@ -91,7 +93,7 @@ def _sources(path: Path) -> _Sources:
     import sqlite3
     from contextlib import closing
 
-    from agent.db.transfer import REVIEWERS_FILE, USERS_FILE
+    from agent.db.transfer import REVIEWERS_FILE, SECRET_FILE, USERS_FILE
     from agent.graph.store import DB_NAME
     from agent.overrides.log import LOG_FILE
 
@@ -100,10 +102,12 @@ def _sources(path: Path) -> _Sources:
             sessions=path / DB_NAME if (path / DB_NAME).is_file() else None,
             overrides=path / LOG_FILE if (path / LOG_FILE).is_file() else None,
             users=path if (path / USERS_FILE).is_file() or (path / REVIEWERS_FILE).is_file() else None,
+            secret=path / SECRET_FILE if (path / SECRET_FILE).is_file() else None,
         )
         if found == _Sources():
             raise _usage(
-                f"{path} holds none of {DB_NAME}, {LOG_FILE}, {USERS_FILE}, {REVIEWERS_FILE}: nothing to import"
+                f"{path} holds none of {DB_NAME}, {LOG_FILE}, {USERS_FILE}, {REVIEWERS_FILE}, {SECRET_FILE}: "
+                "nothing to import"
             )
         return found
     if not path.is_file():
@@ -147,6 +151,7 @@ _KINDS = (
     ("sessions", "session"),
     ("checkpoints", "session"),
     ("override rows", "overrides"),
+    ("browser-id secret", "secret"),
 )
 
 
@@ -162,15 +167,17 @@ def _summary(items: list[Item], dry_run: bool) -> list[str]:
                 if label == "checkpoints":
                     n["skipped"] += i.checkpoints_skipped
         verb = "to import" if dry_run else "imported"
-        out.append(f"  {label:<14}{n['imported']:>5} {verb}, {n['skipped']} skipped, {n['refused']} refused")
+        out.append(f"  {label:<18}{n['imported']:>5} {verb}, {n['skipped']} skipped, {n['refused']} refused")
     return out
 
 
 IMPORT_HELP = "\n\n".join(
     [
-        "Import a one-machine SQLite data dir: users, sessions with their checkpoints, the override log.",
+        "Import a one-machine SQLite data dir: users, sessions with their checkpoints, the override log, the "
+        "browser-id secret (ui-secret: when the database has none; another one there is kept, the secret "
+        "refused, and the report says what follows).",
         "Run it as the role that owns the schema (the URL `migrate` takes), after `migrate`. DIR_OR_FILE is "
-        "the data dir (sessions.sqlite, overrides.sqlite, users.txt, reviewers.txt: what is there) or one "
+        "the data dir (sessions.sqlite, overrides.sqlite, users.txt, reviewers.txt, ui-secret: what is there) or one "
         "of its .sqlite files. Stop the one-machine app first: the import holds the data dir for its whole "
         "run, and is refused while another process (the app, an `interview` command) has it open.",
         "The override log is verified first: one that does not verify refuses the import, naming its first "
@@ -216,7 +223,7 @@ def import_(
     target = _target(url, err, "it names the database to import into")
     found = _sources(from_sqlite.expanduser())
     from agent.db.migrate import schema
-    from agent.db.transfer import import_users, read_users
+    from agent.db.transfer import import_secret, import_users, read_users
     from agent.graph import transfer as sessions
     from agent.overrides import OverrideLog, OverrideLogError
     from agent.overrides import transfer as overrides
@@ -251,6 +258,8 @@ def import_(
                 sessions.check_source(found.sessions)
             users = read_users(found.users) if found.users else []
             report(import_users(target, users, dry_run=dry_run))
+            if found.secret:
+                report(import_secret(target, found.secret, dry_run=dry_run))
             if found.sessions:
                 report(sessions.import_sessions(found.sessions, target, dry_run=dry_run))
             if found.overrides:

@@ -2,9 +2,9 @@
 
 On one machine every store is a file in the data dir: `sessions.sqlite` (the session index and
 LangGraph's checkpoints), `overrides.sqlite` (the override log), `users.txt` and `reviewers.txt` (the
-users and the reviewer role, as `python -m agent.ui --add-user NAME [--reviewer]` writes them). The
-import copies each into the Postgres database of the same names, each room its own part: users here,
-sessions and their checkpoints in agent/graph/transfer.py, the override log (re-chained) in
+users and the reviewer role, as `python -m agent.ui --add-user NAME [--reviewer]` writes them), `ui-secret`
+(the key that signs browser ids). The import copies each into the Postgres database of the same names,
+each room its own part: users and the browser-id secret here, sessions and their checkpoints in agent/graph/transfer.py, the override log (re-chained) in
 agent/overrides/transfer.py; agent/cli/db_cmd.py runs them in that order, after checking the sources.
 
 Every part says what it did with each item (`Item`): imported, skipped (already there, the same), or
@@ -27,13 +27,17 @@ from agent.db import DatabaseError, connect, redact
 
 USERS_FILE = "users.txt"
 REVIEWERS_FILE = "reviewers.txt"
+SECRET_FILE = "ui-secret"
+"""The key that signs each browser's owner id, which the sessions started without a login belong to
+(agent/ui/auth.py `browser_secret`): this file in the data dir on one machine; with the shared database,
+the row of `interview_secrets` of this name, which the first replica to start writes when there is none."""
 PBKDF2 = "pbkdf2_sha256"
 ITERATIONS = 200_000
 """The password hash of agent/ui/auth.py (`hash_password`), which the app checks at sign-in: a
 password written plain in users.txt is stored hashed so (tests/postgres/test_pg_import.py checks
 that the app accepts it)."""
 
-Kind = Literal["user", "session", "overrides"]
+Kind = Literal["user", "session", "overrides", "secret"]
 Status = Literal["imported", "skipped", "refused"]
 
 
@@ -61,7 +65,7 @@ class Item:
         verb = {"imported": "would import" if dry_run else "imported", "skipped": "skipped"}.get(
             self.status, "would refuse" if dry_run else "refused"
         )
-        label = "override" if self.kind == "overrides" else self.kind
+        label = {"overrides": "override", "secret": "browser-id secret"}.get(self.kind, self.kind)
         return f"{label} {self.id}: {verb}{': ' + self.detail if self.detail else ''}"
 
 
@@ -184,3 +188,53 @@ def import_users(url: str, users: list[User], *, dry_run: bool = False) -> list[
         done = {i.id: i for i in out if i.status != "imported"}
         return [done.get(u.name) or Item("user", u.name, "refused", why) for u in users]
     return out
+
+
+KEPT = (
+    "the database has another one (the shared app made its own when a replica first started, or another "
+    "machine's was imported), and it is kept: the browsers that used the shared app are known by it. So a "
+    "browser that used this machine's app gets a new id on the shared app, and the sessions started without a "
+    "login on this machine are in the database but not listed for it (their owner is its id here). To use "
+    "this one instead, before any browser has used the shared app: as the owner run "
+    f"`DELETE FROM interview_secrets WHERE name = '{SECRET_FILE}'`, import again, then restart the replicas "
+    "(they read it when they start)"
+)
+
+
+def import_secret(url: str, path: Path, *, dry_run: bool = False) -> list[Item]:
+    """The browser-id secret of the data dir (`path`: its `ui-secret`) into the database when it has none;
+    skipped when it has the same; refused when it has another, which is kept (`KEPT` says what follows)."""
+
+    def item(status: Status, detail: str) -> list[Item]:
+        return [Item("secret", SECRET_FILE, status, detail)]
+
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        return item("refused", f"{path} cannot be read ({e}); nothing of it was written")
+    if not value:
+        return item("refused", f"{path} is empty; nothing of it was written")
+    try:
+        with connect(url) as conn, conn.transaction():
+            got = conn.execute(
+                "SELECT value FROM interview_secrets WHERE name = %s FOR UPDATE", (SECRET_FILE,)
+            ).fetchone()
+            if got is not None:
+                if hmac.compare_digest(str(got["value"]), value):
+                    return item("skipped", "already in the database, the same")
+                return item("refused", KEPT)
+            if not dry_run:
+                conn.execute(
+                    "INSERT INTO interview_secrets (name, value) VALUES (%s, %s)", (SECRET_FILE, value)
+                )
+    except DatabaseError:
+        raise
+    except Exception as e:
+        if not type(e).__module__.startswith("psycopg"):
+            raise
+        return item("refused", f"writing it to {redact(url)} failed ({' '.join(str(e).split())})")
+    return item(
+        "imported",
+        "the shared app signs browser ids with this machine's key, so a browser that used the one-machine app "
+        "at the same address keeps its id there, and with it the sessions it started without a login",
+    )

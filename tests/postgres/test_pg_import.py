@@ -36,7 +36,7 @@ from agent.graph import store as graph_store
 from agent.graph.store import Store, thread_config
 from agent.overrides import COLUMNS, OverrideLog
 from agent.rubric import Rubric, default_rubric
-from agent.ui.auth import add_reviewer, add_user, load_reviewers, load_users, make_auth
+from agent.ui.auth import add_reviewer, add_user, browser_secret, load_reviewers, load_users, make_auth
 from tests.graph.script import WEAK, answers_of, drive, strong
 from tests.overrides.test_integrity import Clock, _new
 from tests.postgres.cluster import Cluster
@@ -501,3 +501,47 @@ def test_while_an_import_holds_the_data_dir_the_one_machine_stores_say_so(machin
     # and once it ends, the data dir is the machine's again
     with inuse.exclusive(machine.data):
         pass
+
+
+def test_the_browser_id_secret_is_imported_when_the_database_has_none(
+    machine: OneMachine, pg_url: str, owner_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key the one-machine app signs each browser's owner id with (anonymous sessions are that id's):
+    the shared app signs and accepts the same ids after the import."""
+    with on_the_machine(machine, monkeypatch):
+        mine = browser_secret()  # as the one-machine app makes it on start
+    assert (machine.data / "ui-secret").read_text(encoding="utf-8").strip() == mine
+
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url, "--dry-run")
+    assert code == 0 and "browser-id secret ui-secret: would import" in out, out
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0, out
+    assert "browser-id secret ui-secret: imported" in out
+    assert "browser-id secret 1 imported, 0 skipped, 0 refused" in out
+    assert browser_secret() == mine  # the shared app's (INTERVIEW_DATABASE_URL)
+
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0 and "browser-id secret ui-secret: skipped: already in the database, the same" in out, out
+
+
+def test_another_browser_id_secret_in_the_database_is_kept_and_the_import_says_what_follows(
+    machine: OneMachine, pg_url: str, owner_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theirs = browser_secret()  # a replica of the shared app started before the import: it made one
+    with on_the_machine(machine, monkeypatch):
+        mine = browser_secret()
+    assert mine != theirs
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 1, out
+    assert "browser-id secret ui-secret: refused: the database has another one" in out, out
+    assert "sessions started without a login on this machine" in out
+    assert "DELETE FROM interview_secrets WHERE name = 'ui-secret'`, import again, then restart the replicas" in out
+    assert "sessions 2 imported" in out and "browser-id secret 0 imported, 0 skipped, 1 refused" in out
+    assert browser_secret() == theirs  # kept
+
+    # what the report says to do to use the machine's instead
+    with psycopg.connect(owner_url) as conn:
+        conn.execute("DELETE FROM interview_secrets WHERE name = 'ui-secret'")
+    code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
+    assert code == 0 and "browser-id secret ui-secret: imported" in out, out
+    assert browser_secret() == mine
