@@ -6,7 +6,10 @@ graph with every answer, and a second import imports nothing. A tampered overrid
 import and nothing is written; a session id or user already in the database with other contents is
 refused by name, and nothing of it is written; a session whose write fails halfway leaves nothing of it
 (the next run imports it); override rows older than the database log's last row (a machine migrated
-after the team saved overrides there) are appended after it, each keeping its original time."""
+after the team saved overrides there) are appended after it, each keeping its original time; a session
+answered further on the machine is brought up to date, and refused once both went on; the import is
+refused while a real one-machine app runs on the data dir, and holds the data dir while it runs; the
+browser-id secret goes in when the database has none, and another one there is kept."""
 
 from __future__ import annotations
 
