@@ -8,7 +8,7 @@ from agent.contracts.labels import flag_line, flag_name, judge_line, why_text
 from agent.contracts.report import Report, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS
-from agent.util.messages import t
+from agent.util.messages import bold_label, colon, labelled, t
 
 
 def report_json(r: Report) -> str:
@@ -19,9 +19,9 @@ def report_json(r: Report) -> str:
 def report_markdown(report: Report, rubric: Rubric) -> str:
     lang = report.language
     j = report.judge
-    out = [f"# {t('report.report', lang)}: {report.id}", ""]
+    out = [f"# {t('report.report', lang)}{colon(lang)}{report.id}", ""]
     # the judge by name and what it does; its ids (model, rubric version, hashes) are in the JSON
-    out.append(f"**{t('report.judge', lang)}:** {judge_line(j, lang)}")
+    out.append(labelled(t("report.judge", lang), judge_line(j, lang), lang))
     if j.fallback:
         out.append(f"\n> **{t('report.fallback', lang)}** ({j.fallback_reason or ''})")
     out.append("")
@@ -39,7 +39,11 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     out.append("")
     raised = list(dict.fromkeys(f for ra in report.rounds for f in ra.flags))
     if raised:
-        out += [f"**{t('report.flag_meanings', lang)}:**", *[f"- {flag_line(f, lang)}" for f in raised], ""]
+        out += [
+            bold_label(t("report.flag_meanings", lang), lang),
+            *[f"- {flag_line(f, lang)}" for f in raised],
+            "",
+        ]
     out += _samples(report, rubric)
     if report.risks:
         out += [f"## {t('report.risks', lang)}", *[f"- {r}" for r in report.risks], ""]
@@ -47,9 +51,9 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
         title = rubric.round(ra.round).title.get(lang)
         out += [f"## {title} — {ra.total}/25", ""]
         if ra.passed is not None:
-            out.append(f"**{t('report.passed', lang)}:** {'✓' if ra.passed else '✗'}")
+            out.append(labelled(t("report.passed", lang), "✓" if ra.passed else "✗", lang))
         if ra.notes:
-            out += [f"**{t('report.notes', lang)}:**", *[f"- {n}" for n in ra.notes], ""]
+            out += [bold_label(t("report.notes", lang), lang), *[f"- {n}" for n in ra.notes], ""]
         out.append(f"| {t('report.dimension', lang)} | {t('report.score', lang)} | {t('report.why', lang)} |")
         out.append("|---|---|---|")
         for ds in ra.dimensions:
@@ -59,17 +63,17 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
             )
         out.append("")
         if ra.quotes:
-            out.append(f"**{t('report.quotes', lang)}:**")
+            out.append(bold_label(t("report.quotes", lang), lang))
             for d, qs in ra.quotes.items():
                 for q in qs[:2]:
-                    out.append(f"- *{rubric.dimensions[d].title.get(lang)}*: “{q.strip()}”")
+                    out.append(f"- *{rubric.dimensions[d].title.get(lang)}*{colon(lang)}“{q.strip()}”")
             out.append("")
         if ra.missing_evidence:
-            out += [f"**{t('report.missing', lang)}:**", *[f"- {m}" for m in ra.missing_evidence], ""]
+            out += [bold_label(t("report.missing", lang), lang), *[f"- {m}" for m in ra.missing_evidence], ""]
         if ra.next_followups:
-            out += [f"**{t('report.followups', lang)}:**", *[f"- {f}" for f in ra.next_followups], ""]
+            out += [bold_label(t("report.followups", lang), lang), *[f"- {f}" for f in ra.next_followups], ""]
         if ra.snippets:
-            out.append(f"**{t('report.sources', lang)}:**")
+            out.append(bold_label(t("report.sources", lang), lang))
             for s in ra.snippets:
                 out.append(f"- [{s.path}:{s.start_line}-{s.end_line}]({s.permalink}) `{s.symbol}`")
             out.append("")

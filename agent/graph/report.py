@@ -241,7 +241,7 @@ def session_markdown(report: Report, rubric: Rubric) -> str:
             used = messages.t("report.session.minutes", lang, m=f"{t.used_s / 60:.1f}") if t.used_s is not None else "—"
             flag = f" — **{messages.t('report.session.over', lang)}**" if t.over_budget else ""
             budget = messages.t("report.session.minutes", lang, m=t.minutes)
-            out.append(f"- {title}: {used} / {messages.t('report.session.budget', lang)} {budget}{flag}")
+            out.append(f"- {title}{messages.colon(lang)}{used} / {messages.t('report.session.budget', lang)} {budget}{flag}")
         out.append("")
     if report.comparison and report.comparison.rounds:
         out.append(
@@ -250,7 +250,7 @@ def session_markdown(report: Report, rubric: Rubric) -> str:
         for rc in report.comparison.rounds:
             title = rubric.round(rc.round).title.get(lang)
             out += [
-                f"### {title}: {rc.before_total} → {rc.after_total} ({rc.change:+d})",
+                f"### {title}{messages.colon(lang)}{rc.before_total} → {rc.after_total} ({rc.change:+d})",
                 f"| | {messages.t('report.session.before', lang)} | {messages.t('report.session.after', lang)} | Δ |",
                 "|---|---|---|---|",
             ]
@@ -262,7 +262,7 @@ def session_markdown(report: Report, rubric: Rubric) -> str:
         out.append(f"## {messages.t('report.session.narrative', lang)}")
         for sec in report.narrative.sections:
             out.append(f"### {sec.title}")
-            out += [f"- **{f.label}**: {f.text}" for f in sec.fields]
+            out += [f"- **{f.label}**{messages.colon(lang)}{f.text}" for f in sec.fields]
             out.append("")
     if report.candidate_questions:
         out += [

@@ -25,7 +25,7 @@ from agent.ui import views
 from agent.ui.auth import load_reviewers
 from agent.ui.sources import Retriever, default_retriever
 from agent.ui.texts import Texts
-from agent.util.messages import t
+from agent.util.messages import colon, t
 from agent.voice import SpeechToText, TextToSpeech, default_stt, default_tts
 
 R = TypeVar("R")
@@ -161,7 +161,7 @@ class AppContext:
         names = {value: label for label, value in self.plan_choices(lang)}
         words = base.split()
         if len(words) > 1 and words[0] == "redo":
-            name = f"{names['redo']}: {words[1]}"
+            name = f"{names['redo']}{colon(lang)}{words[1]}"
         else:  # a plan with "fresh" by the name of its kind
             name = names.get(base) or names.get(words[0] if words else base, base)
         return t("ui.plan_plus_self_check", lang, plan=name) if added else name

@@ -154,3 +154,20 @@ def t(key: str, lang: Lang, **fields: object) -> str:
         return text.format(**fields)
     except KeyError as e:
         raise KeyError(f"message {key!r} fills in {{{e.args[0]}}}, which t() was not given") from None
+
+
+def colon(lang: Lang) -> str:
+    """What joins a label to what follows it: ": " in English, the full-width "：" (no space) in Chinese."""
+    return "：" if lang == "zh" else ": "
+
+
+def bold_label(label: str, lang: Lang) -> str:
+    """A label in Markdown bold with its colon: "**Flags:**" in English, "**标记**：" in Chinese (the
+    full-width colon outside the bold, where Chinese puts it; a bold run that ends in punctuation is not
+    closed when a letter follows it)."""
+    return f"**{label}**：" if lang == "zh" else f"**{label}:**"
+
+
+def labelled(label: str, text: str, lang: Lang) -> str:
+    """A bold label, its colon and what it labels: "**Question:** …" / "**问题**：…"."""
+    return bold_label(label, lang) + ("" if lang == "zh" else " ") + text

@@ -57,7 +57,7 @@ SEEN = {
         "tab": "面试官助手",
         "lang": "中文",
         "given": "题设",
-        "answered": "问题（已回答）:",
+        "answered": "问题（已回答）：",
         "no_question": "还没有问题",
         "save": "保存回答",
         "record": "录制",
@@ -120,7 +120,7 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     _shows(page, "#copilot-question", seen["answered"])
     shown = _text(page, "#copilot-question")
     assert seen["no_question"] not in shown
-    assert asked.split(":", 1)[-1].strip()[:60] in shown
+    assert re.split("[:：]", asked, maxsplit=1)[-1].strip()[:60] in shown
 
     # 3. Accept and Override name the round and the dimension they act on, and follow the dimension picked
     _shows(page, "#copilot-accept", seen["round"])

@@ -12,6 +12,7 @@ and its speech being made) and 12f-phone-speech-ready-{lang}.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,7 +52,7 @@ SEEN = {
         "continue": "继续作答",
         "round2": "第 2 / 5 轮",
         "preparing": "正在生成问题语音",
-        "question": "问题:",
+        "question": "问题：",
         "followup": "追问 1/2",
     },
 }
@@ -197,7 +198,7 @@ def _comes_on_screen(page: Page, selector: str, what: str) -> None:
 
 def _question(page: Page) -> str:
     """The start of the question asked now, without its label ("Follow-up 1 of 2 · Question:")."""
-    return _text(page, "#practice-question").split(":", 1)[-1].strip()[:30]
+    return re.split("[:：]", _text(page, "#practice-question"), maxsplit=1)[-1].strip()[:30]
 
 
 def _speech_preparing(page: Page, seen: dict[str, str], question: str) -> None:

@@ -7,6 +7,7 @@ Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retryin
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,10 +38,10 @@ SEEN = {
     },
     "zh": {
         "lang": "中文",
-        "question": "问题:",
+        "question": "问题：",
         "retry": "重答这一题",
         "keep": "保留原来的回答",
-        "retrying": "重答 · 问题:",
+        "retrying": "重答 · 问题：",
         "compare": "与上一次作答相比：期望要点 0 →",
         "gained": "这次新覆盖",
         "finish": "结束本轮",
@@ -63,7 +64,7 @@ def test_retry_the_last_answer(
     _start_practice(page, ui=lang, lang=seen["lang"])
     retry = page.get_by_role("button", name=seen["retry"])
     page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
-    opening = _text(page, "#practice-question").split(":", 1)[-1].strip()
+    opening = re.split("[:：]", _text(page, "#practice-question"), maxsplit=1)[-1].strip()
     assert retry.is_disabled()  # nothing answered yet
 
     page.locator("#answer textarea").fill(seen["weak"])

@@ -33,7 +33,7 @@ SEEN = {
         "asks": "A session is under way",
     },
     "zh": {
-        "question": "问题:",
+        "question": "问题：",
         "welcome": "欢迎回来",
         "plan": "概念快问（5 分钟）",
         "full": "完整模拟：五轮，90 分钟",

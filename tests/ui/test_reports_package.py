@@ -36,7 +36,7 @@ SEEN = {
     },
     "zh": {
         "lang": "中文",
-        "question": "问题:",
+        "question": "问题：",
         "finish": "结束本轮",
         "reports": "报告",
         "zip": "下载证据包（zip）",

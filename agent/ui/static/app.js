@@ -97,7 +97,7 @@ window.coachShowNext = async () => {
     const target = shown(banner) ? banner : document.querySelector("#practice-question");
     if (shown(target)) {
       const text = target.innerText.trim();
-      const key = target.id + ":" + text.slice(text.indexOf(":") + 1).trim(); // the question, not its label
+      const key = target.id + ":" + text.slice(text.search(/[:：]/) + 1).trim(); // the question, not its label
       if (key !== window.coachShownNext) {
         window.coachShownNext = key;
         const r = target.getBoundingClientRect();

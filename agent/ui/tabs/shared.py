@@ -23,7 +23,7 @@ from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
-from agent.util.messages import t
+from agent.util.messages import labelled, t
 from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable
 from agent.voice.stt import MAX_AUDIO_BYTES
 
@@ -83,7 +83,7 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
         return t("ui.round_held", ui)
     retrying = state.get("retrying")
     if retrying:
-        return f"**{t('ui.retry_label', ui)} · {t('ui.question', ui)}:** {retrying['question']}"
+        return labelled(f"{t('ui.retry_label', ui)} · {t('ui.question', ui)}", retrying["question"], ui)
     question = state.get("question")
     if question:
         label = views.question_label(state.get("kind"), ui)
@@ -94,7 +94,7 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
                 if ui == "en"
                 else f"（{t('ui.question_answered', ui)}）"
             )
-        return f"**{head}:** {question}"
+        return labelled(head, question, ui)
     return "" if state.get("status") == "done" else t("ui.no_question", ui)
 
 

@@ -7,7 +7,7 @@ from agent.contracts.report import RoundAssessment
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui.views.insight import covered_ids, expected_items
-from agent.ui.views.text import colon, cut, dim_title, round_title, safe_md
+from agent.ui.views.text import bold_label, cut, dim_title, round_title, safe_md
 from agent.util.messages import t
 
 QUOTE_CHARS = 180
@@ -38,7 +38,9 @@ def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui
     if items:
         have = [i for i in items if i.id in done]
         # the judge's own count when it has one (the scores below show it: the two must agree)
-        covered, total = (ds.coverage.covered, ds.coverage.expected) if ds and ds.coverage else (len(have), len(items))
+        covered, total = (
+            (ds.coverage.covered, ds.coverage.expected) if ds and ds.coverage else (len(have), len(items))
+        )
         parts.append(t("ui.dim_note", ui, covered=covered, total=total))
         miss = [i for i in items if i.id not in done]
         parts.append(
@@ -65,14 +67,18 @@ def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *
         elif ra.quotes.get(d):  # its quotes are shown under an earlier dimension: say so, not "no quote"
             first = " ".join(ra.quotes[d][0].split())
             at = next((x for x in DIMENSIONS if " ".join(quotes.get(x, "").split()) == first), None)
-            shown = f"<i>{t('ui.quote_above', ui, dim=dim_title(rubric, at, ui))}</i>" if at else f"<i>{t('ui.no_quote', ui)}</i>"
+            shown = (
+                f"<i>{t('ui.quote_above', ui, dim=dim_title(rubric, at, ui))}</i>"
+                if at
+                else f"<i>{t('ui.no_quote', ui)}</i>"
+            )
         else:
             shown = f"<i>{t('ui.no_quote', ui)}</i>"
         note = dimension_note(rubric, ra, d, lang, ui)
         out.append(f"| {dim_title(rubric, d, ui)} | {ra.scores[d]}/5 | {shown} | {safe_md(note)} |")
     out.append("")
     if ra.flags:
-        out.append(f"**{t('ui.flags', ui)}{colon(ui)}**")
+        out.append(bold_label(t("ui.flags", ui), ui))
         out += [f"- {safe_md(flag_line(f, ui))}" for f in ra.flags]
         out.append("")
     if last:

@@ -21,11 +21,14 @@ def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
         out += [f"### {round_title(rubric, tr.round, lang)}", ""]
         for turn in tr.turns:
             who = t("ui.interviewer" if turn.role == "interviewer" else "ui.candidate", lang)
-            at = f" ({clock(turn.at_s)})" if turn.at_s is not None else ""
-            out += [f"**{who}**{at}{colon(lang)} {md_text(turn.text)}", ""]
+            at = _at(turn.at_s, lang)
+            out += [f"**{who}**{at}{colon(lang)}{md_text(turn.text)}", ""]
             for e in (turn.model_extra or {}).get("earlier") or []:
-                when = f" ({clock(e['at_s'])})" if e.get("at_s") is not None else ""
-                out += [f"> *{t('ui.earlier_attempt', lang)}{when}:* {md_text(str(e.get('text', '')))}", ""]
+                when = _at(e.get("at_s"), lang)
+                out += [
+                    f"> *{t('ui.earlier_attempt', lang)}{when}*{colon(lang)}{md_text(str(e.get('text', '')))}",
+                    "",
+                ]
     return "\n".join(out)
 
 
@@ -40,16 +43,26 @@ def conversation_md(rubric: Rubric, transcript: Transcript, ui: Lang, asked: Seq
         for turn in tr.turns:
             who = t("ui.interviewer", ui) if turn.role == "interviewer" else t("ui.you", ui)
             mark = "Q" if turn.role == "interviewer" else "A"
-            out.append(
-                f"<p class='coach-turn coach-{mark.lower()}'><b>{html.escape(who)}:</b> {safe_md(turn.text)}</p>"
-            )
+            out.append(_turn(mark.lower(), who, turn.text, ui))
         out.append("")
     if asked:
         lang: Lang = transcript.language
         out += [f"**{t('interview.your_questions', ui)}**", ""]
         q = t("interview.candidate_questions", lang)
-        out.append(f"<p class='coach-turn coach-q'><b>{html.escape(t('ui.interviewer', ui))}:</b> {safe_md(q)}</p>")
+        out.append(_turn("q", t("ui.interviewer", ui), q, ui))
         for a in asked:
-            out.append(f"<p class='coach-turn coach-a'><b>{html.escape(t('ui.you', ui))}:</b> {safe_md(a)}</p>")
+            out.append(_turn("a", t("ui.you", ui), a, ui))
         out.append("")
     return "\n".join(out)
+
+
+def _at(at_s: float | None, lang: Lang) -> str:
+    """A turn's time in the session, in brackets of the language: " (01:05)" / "（01:05）"."""
+    if at_s is None:
+        return ""
+    return f"（{clock(at_s)}）" if lang == "zh" else f" ({clock(at_s)})"
+
+
+def _turn(mark: str, who: str, text: str, ui: Lang) -> str:
+    """One turn of the conversation on screen: who, the colon of the interface language, what was said."""
+    return f"<p class='coach-turn coach-{mark}'><b>{html.escape(who)}{colon(ui)}</b>{safe_md(text)}</p>"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from agent.rubric.model import Lang
-from agent.ui.views.text import colon
+from agent.ui.views.text import labelled
 from agent.util.messages import t
 from agent.voice.delivery import Delivery
 
@@ -14,7 +14,6 @@ def delivery_md(d: Delivery, ui: Lang) -> str:
     """A spoken answer's delivery figures (pace, fillers, long pauses) with a plain hint each, headings
     and hints in the interface language `ui`; said to be no part of the five content scores."""
     unit = t(f"ui.delivery_unit_{d.unit}", ui)
-    c = colon(ui)
     sep, dash, (po, pc) = ("，", "——", "（）") if ui == "zh" else (", ", " — ", "()")
     bands = {"slow": d.pace_bands.slow_below, "fast": d.pace_bands.fast_above, "unit": unit}
     if d.rate_per_min is None:
@@ -47,8 +46,8 @@ def delivery_md(d: Delivery, ui: Lang) -> str:
             "",
             f"<i>{t('ui.delivery_not_scored', ui)}</i>",
             "",
-            f"- **{t('ui.delivery_rate', ui)}{c}** {pace}",
-            f"- **{t('ui.delivery_fillers', ui)}{c}** {fillers}",
-            f"- **{t('ui.delivery_pauses', ui, s=d.pause_s)}{c}** {pauses}",
+            f"- {labelled(t('ui.delivery_rate', ui), pace, ui)}",
+            f"- {labelled(t('ui.delivery_fillers', ui), fillers, ui)}",
+            f"- {labelled(t('ui.delivery_pauses', ui, s=d.pause_s), pauses, ui)}",
         ]
     )

@@ -10,7 +10,7 @@ from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import TranscriptRound
 from agent.rubric.loader import Rubric
 from agent.rubric.model import EvidenceItem, Lang
-from agent.ui.views.text import MISSING_SHOWN, colon, safe_md
+from agent.ui.views.text import MISSING_SHOWN, bold_label, colon, safe_md
 from agent.util.messages import t
 
 
@@ -110,7 +110,7 @@ def insight_md(
     out = [f"#### {t('ui.insight_title', ui)}", ""]
     got = [i for i in items if i.id in mine]
     if got:
-        out.append(f"**{t('ui.insight_covered', ui)}{colon(ui)}**")
+        out.append(bold_label(t("ui.insight_covered", ui), ui))
         out += [f"- ✓ {safe_md(i.text.get(lang))}" for i in got]
     else:
         out.append(t("ui.insight_none", ui))
@@ -125,13 +125,13 @@ def insight_md(
             if shown:
                 sep = "；" if lang == "zh" else "; "
                 items_said = sep.join(safe_md(i.text.get(lang).rstrip("。.")) for i in shown)
-                out.append(f"- {t(key, ui)}{colon(ui)}{items_said}")
+                out.append(f"- {t(key, ui)}{colon(ui)}{items_said}")  # "New this time: …" / "这次新覆盖：…"
         out.append("")
     asked = [i for i in items if i.id not in ahead]
     lacking = [i for i in asked if i.id not in done]
     if lacking:
         key = "ui.insight_lacked" if round_over else "ui.insight_lacks"
-        out.append(f"**{t(key, ui, n=len(lacking), total=len(asked))}{colon(ui)}**")
+        out.append(bold_label(t(key, ui, n=len(lacking), total=len(asked)), ui))
         out += [f"- {safe_md(i.text.get(lang))}" for i in lacking[:MISSING_SHOWN]]
         rest = lacking[MISSING_SHOWN:]
         if rest:

@@ -52,17 +52,19 @@ def review_html(
         if e.override:
             o = e.override
             details.append(
-                f"<p><b>{html.escape(t('ui.override_detail', ui))}{colon(ui)}</b> "
+                f"<p><b>{html.escape(t('ui.override_detail', ui))}{colon(ui)}</b>"
                 f"{o.judge_score} → {o.human_score} · {safe_md(o.reviewer)} · {html.escape(_when(o.created_at))}"
-                f"{colon(ui)} {safe_md(o.reason)}</p>"
+                f"{colon(ui)}{safe_md(o.reason)}</p>"
             )
         if ds:
             why = f"{ds.level} — {why_text(ds, ui)}"
-            details.append(f"<p><b>{html.escape(t('ui.rationale', ui))}{colon(ui)}</b> {safe_md(why)}</p>")
+            details.append(f"<p><b>{html.escape(t('ui.rationale', ui))}{colon(ui)}</b>{safe_md(why)}</p>")
         said = ra.quotes.get(e.dimension, [])[:quotes_shown]
         if said:
             items = "".join(f"<li>“{safe_md(q)}”</li>" for q in said)
-            details.append(f"<p><b>{html.escape(t('ui.quotes', ui))}{colon(ui)}</b></p><ul>{items}</ul>")
+            details.append(
+                f"<p><b>{html.escape(t('ui.quotes', ui))}{colon(ui).rstrip()}</b></p><ul>{items}</ul>"
+            )
         else:
             details.append(f"<p><i>{html.escape(t('ui.no_quotes', ui))}</i></p>")
         out.append(

@@ -14,7 +14,7 @@ from agent.overrides import EffectiveScore, effective_totals
 from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
-from agent.ui.views.text import MISSING_SHOWN, colon, dim_title, round_title, safe_md
+from agent.ui.views.text import MISSING_SHOWN, bold_label, colon, dim_title, round_title, safe_md
 from agent.util.messages import t
 
 if TYPE_CHECKING:
@@ -36,17 +36,17 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {safe_md(why)} |")
     out.append("")
     if ra.flags:
-        out.append(f"**{t('ui.flags', lang)}:**")
+        out.append(bold_label(t("ui.flags", lang), lang))
         out += [f"- {safe_md(flag_line(f, lang))}" for f in ra.flags]
         out.append("")
     if any(ra.quotes.values()):
-        out.append(f"**{t('ui.quotes', lang)}:**")
+        out.append(bold_label(t("ui.quotes", lang), lang))
         for d, qs in ra.quotes.items():
             for q in qs[:2]:
-                out.append(f"- *{dim_title(rubric, d, lang)}*: “{safe_md(q)}”")
+                out.append(f"- *{dim_title(rubric, d, lang)}*{colon(lang)}“{safe_md(q)}”")
         out.append("")
     if ra.missing_evidence:
-        out.append(f"**{t('ui.missing', lang)}:**")
+        out.append(bold_label(t("ui.missing", lang), lang))
         out += [f"- {safe_md(m)}" for m in ra.missing_evidence[:MISSING_SHOWN]]
         rest = ra.missing_evidence[MISSING_SHOWN:]
         if rest:
@@ -56,7 +56,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
             )
         out.append("")
     if ra.judge:
-        out.append(f"<sub>{t('ui.judge', lang)}{colon(lang)} {judge_line(ra.judge, lang)}</sub>")
+        out.append(f"<sub>{t('ui.judge', lang)}{colon(lang)}{judge_line(ra.judge, lang)}</sub>")
     return "\n".join(out)
 
 
@@ -76,7 +76,7 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
     j = report.judge
     out = [
         f"### {safe_md(report.id)}",
-        f"<sub>{t('ui.judge', lang)}{colon(lang)} {judge_line(j, lang)}</sub>",
+        f"<sub>{t('ui.judge', lang)}{colon(lang)}{judge_line(j, lang)}</sub>",
         "",
     ]
     out += [
@@ -87,9 +87,13 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
         out.append(f"| {round_title(rubric, rid, lang)} | {jt}/25 | {et}/25 |")
     out.append("")
     if report.risks:
-        out += [f"**{t('ui.risks', lang)}:**", *[f"- {safe_md(r)}" for r in report.risks], ""]
+        out += [bold_label(t("ui.risks", lang), lang), *[f"- {safe_md(r)}" for r in report.risks], ""]
     if report.next_actions:
-        out += [f"**{t('ui.next_actions', lang)}:**", *[f"- {safe_md(a)}" for a in report.next_actions], ""]
+        out += [
+            bold_label(t("ui.next_actions", lang), lang),
+            *[f"- {safe_md(a)}" for a in report.next_actions],
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -124,7 +128,7 @@ def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Ru
 def snippets_md(snippets: Sequence[Snippet], lang: Lang) -> str:
     if not snippets:
         return t("ui.no_sources", lang)
-    out = [f"**{t('ui.sources', lang)}:**", ""]
+    out = [bold_label(t("ui.sources", lang), lang), ""]
     for s in snippets:
         out.append(f"- [{safe_md(s.location)}]({s.permalink}) `{safe_md(s.symbol)}`")
         out.append("")
@@ -137,7 +141,7 @@ def snippets_md(snippets: Sequence[Snippet], lang: Lang) -> str:
 def suggestions_md(suggestions: Sequence[Suggestion], lang: Lang) -> str:
     if not suggestions:
         return t("ui.no_suggestions", lang)
-    out = [f"**{t('ui.suggestions', lang)}:**", ""]
+    out = [bold_label(t("ui.suggestions", lang), lang), ""]
     for i, s in enumerate(suggestions, 1):
         out.append(f"{i}. **{safe_md(s.text)}**")
         out += [f"   - {safe_md(w)}" for w in s.why]

@@ -1,5 +1,6 @@
 """Small pieces every view uses: user or model text made safe for Markdown and HTML, the colon
-after a label, titles of rounds and dimensions by id, a clock."""
+after a label (`agent.util.messages`: `colon`, `bold_label`, `labelled`), titles of rounds and dimensions by
+id, a clock."""
 
 from __future__ import annotations
 
@@ -7,6 +8,20 @@ import html
 
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
+from agent.util.messages import bold_label, colon, labelled
+
+__all__ = [
+    "MISSING_SHOWN",
+    "bold_label",
+    "clock",
+    "colon",
+    "cut",
+    "dim_title",
+    "labelled",
+    "md_text",
+    "round_title",
+    "safe_md",
+]
 
 MISSING_SHOWN = 6
 """Missing-evidence items listed openly; the rest fold away."""
@@ -22,11 +37,6 @@ def md_text(text: str) -> str:
     viewer that renders HTML shows them as text) but apostrophes and quotes left as typed ("don't", not
     "don&#x27;t", which is what a reader of the file saw)."""
     return html.escape(" ".join(text.split()), quote=False)
-
-
-def colon(lang: Lang) -> str:
-    """The colon after a label: full-width in Chinese."""
-    return "：" if lang == "zh" else ":"
 
 
 def cut(text: str, n: int) -> str:
