@@ -122,7 +122,8 @@ class FlagEffect(_Strict):
     minus: int | None = Field(default=None, ge=1, le=4)
 
 
-FlagTarget = Dimension | Literal["all"]
+FlagTarget = Literal["accuracy", "evidence", "tradeoffs", "validation", "communication", "all"]
+"""A dimension, or `all` of them."""
 
 
 class FlagThresholds(_Strict):
@@ -154,6 +155,8 @@ class Lexicon(_Strict):
 
     number_labels: NumberLabels
     retractions: Terms = Field(default_factory=list)
+    hypothetical_mistakes: Terms = Field(default_factory=list)
+    """a sentence describing a mistake to avoid: its numbers are no claim"""
     blanket_labels: Terms = Field(default_factory=list)
     quantity_units: Terms
     measured_claims: Terms
@@ -162,6 +165,8 @@ class Lexicon(_Strict):
     requirement_frames: Terms = Field(default_factory=list)
     measurement_conditions: Terms = Field(default_factory=list)
     measurement_conditions_needed: int = 3
+    measurement_conditions_documented: int = 4
+    """distinct conditions across an answer that, with an artifact named, back its measured figures"""
     specifics: Terms = Field(default_factory=list)
     topic_stopwords: Terms = Field(default_factory=list)
     structure_markers: Terms = Field(default_factory=list)
@@ -192,6 +197,7 @@ class Lexicon(_Strict):
 
     @field_validator(
         "retractions",
+        "hypothetical_mistakes",
         "blanket_labels",
         "quantity_units",
         "measured_claims",
