@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from agent.rubric.misconception import check_regex_terms
-from agent.rubric.model import DIMENSIONS, Dimension, Text, _Strict
+from agent.rubric.model import DIMENSIONS, Dimension, RoundId, Text, _Strict
 
 Terms = list[str]
 """Terms matched case-insensitively as substrings of the folded text; one wrapped in slashes is a regex."""
@@ -187,8 +187,8 @@ class Lexicon(_Strict):
     find_out: Terms
     next_actions: dict[Dimension, Text]
     """one concrete next action per dimension; `{round}` and `{items}` are filled in"""
-    alternative_required_in: list[str] = Field(default_factory=list)
-    """round ids whose answer must weigh an alternative (else no_alternative)"""
+    alternative_required_in: list[RoundId] = Field(default_factory=list)
+    """the rounds whose answer must weigh an alternative (else no_alternative)"""
     negation: Terms
     scoring: ScoringPolicy
     flag_effects: dict[str, dict[FlagTarget, FlagEffect]] = Field(default_factory=dict)

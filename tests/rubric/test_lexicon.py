@@ -108,6 +108,11 @@ def test_an_unknown_key_is_refused_by_name(tmp_path: Path, edit: Any, key: str) 
         (lambda d: d["next_actions"].pop("tradeoffs"), "next_actions", "missing ['tradeoffs']"),
         (lambda d: d["rollback"].append("/(unclosed/"), "rollback", "not a valid regex"),
         (lambda d: d.pop("messages"), "messages", "Field required"),
+        (
+            lambda d: d.update(alternative_required_in=["design"]),
+            "alternative_required_in.0",
+            "Input should be",
+        ),
     ],
 )
 def test_a_wrong_value_is_refused_naming_the_key(tmp_path: Path, edit: Any, key: str, says: str) -> None:
