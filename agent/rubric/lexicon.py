@@ -18,8 +18,6 @@ from agent.rubric.model import DIMENSIONS, Dimension, RoundId, Text, _Strict
 Terms = list[str]
 """Terms matched case-insensitively as substrings of the folded text; one wrapped in slashes is a regex."""
 
-LabelKind = Literal["given", "derived", "observed", "estimated"]
-
 
 class NumberLabels(_Strict):
     """`number_labels`: the words that label a number, one list per kind."""
