@@ -98,9 +98,7 @@ _TAG_DEF = re.compile(
 """One definition of a legend: a short tag in brackets and what it stands for ("[D] = derived here", "(E) my estimate")."""
 
 
-def _legend(
-    sents: Sequence[Sentence], labels: dict[str, list[str]]
-) -> list[tuple[int, re.Pattern[str], str]]:
+def _legend(sents: Sequence[Sentence], labels: NumberLabels) -> list[tuple[int, re.Pattern[str], str]]:
     """Tags a legend defines for the rest of the answer ("Tags: [G] given, [D] derived, [E] my assumption"): the
     legend's index, the tag as it is used later ("18.63 GiB [D]", "[E, standard for this size]"), its label.
     A legend defines two tags or more, each standing for a label of `number_labels`."""
@@ -110,7 +108,7 @@ def _legend(
         for m in _TAG_DEF.finditer(s.text):
             meaning = m.group(2).lower()
             kinds = ("observed", "estimated", "derived", "given")
-            kind = next((n for n in kinds if any_term(meaning, labels[n])), None)
+            kind = next((n for n in kinds if any_term(meaning, labels.terms(n))), None)
             if kind is not None:
                 tag = re.escape(m.group(1))
                 found.append((re.compile(rf"[\[【(（]\s*{tag}\s*[\]】)）,，;；:：]", re.I), kind))
@@ -325,18 +323,18 @@ def numbers(
     return out
 
 
-def documented_turns(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
+def documented_turns(sents: Sequence[Sentence], lex: Lexicon) -> set[int]:
     """The answers (turns) that say where their measurements live (one of `artifacts`) and state their conditions
     (at least `measurement_conditions_documented` distinct `measurement_conditions` across the answer): a
     measured figure there has its record and its conditions behind it, wherever in the answer they are said (a
     results table under a paragraph on the workload, the load shape and the raw CSVs), and in the follow-up
     answers after it, which speak of the same record ("in that load test, 38 ms at the lowest step (measured)")."""
-    need = int(lex.get("measurement_conditions_documented", 4))
+    need = lex.measurement_conditions_documented
     out: set[int] = set()
     for turn in sorted({s.turn for s in sents}):
         text = " ".join(s.lower for s in sents if s.turn == turn)
-        conditions = sum(1 for t in lex.get("measurement_conditions", []) if any_term(text, [t]))
-        if out or (conditions >= need and any_term(text, lex["artifacts"])):
+        conditions = sum(1 for t in lex.measurement_conditions if any_term(text, [t]))
+        if out or (conditions >= need and any_term(text, lex.artifacts)):
             out.add(turn)
     return out
 
