@@ -7,7 +7,6 @@ alone. A fake OpenAI-compatible server checks the vLLM judge sends K different r
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import statistics
@@ -158,9 +157,8 @@ def test_the_median_and_the_spread_of_samples_that_differ(rubric: Rubric, t003: 
 def _without_prior(rubric: Rubric) -> Rubric:
     """The rubric with each dimension scored from its own items alone (no pull towards the round's coverage), so
     samples covering different halves of the items differ by dimension as much as they can."""
-    lexicon = copy.deepcopy(rubric.lexicon)
-    lexicon["scoring"]["coverage_prior"] = 0.0
-    return dataclasses.replace(rubric, lexicon=lexicon)
+    scoring = rubric.lexicon.scoring.model_copy(update={"coverage_prior": 0.0})
+    return dataclasses.replace(rubric, lexicon=rubric.lexicon.model_copy(update={"scoring": scoring}))
 
 
 def test_a_median_no_sample_gave_is_scored_through(rubric: Rubric, t003: Transcript) -> None:

@@ -71,7 +71,7 @@ def topic_terms(rubric: Rubric, round_id: RoundId) -> tuple[str, ...]:
     round's subject."""
     key = (id(rubric), round_id)
     if key not in _TOPIC or _TOPIC[key][0] is not rubric:  # the rubric kept: its id is never reused
-        stop = {w.lower() for w in rubric.lexicon.get("topic_stopwords", [])}
+        stop = {w.lower() for w in rubric.lexicon.topic_stopwords}
         words = {
             t
             for item in rubric.evidence(round_id)
@@ -121,7 +121,7 @@ def assess_answer(
         found = sources.for_answer(rubric, round_id, " ".join(s.text for s in clean))
         if sources.commit:
             info = info.model_copy(update={"index_commit": sources.commit})
-    hp = rubric.lexicon.get("happy_path", {})
+    hp = rubric.lexicon.happy_path
     common = {e.id: e.cues for e in rubric.common.evidence}
     checks = run_checks(
         round_id,
@@ -130,8 +130,8 @@ def assess_answer(
         path_checker=path_checker,
         capacity_params=capacity_params,
         sents=all_sents,
-        failure_cues=common.get(hp.get("failure_item", "")),
-        rollback_cues=common.get(hp.get("rollback_item", "")),
+        failure_cues=common.get(hp.failure_item or ""),
+        rollback_cues=common.get(hp.rollback_item or ""),
         given_text=given_text(rubric, round_id, capacity_params),
         topic=topic_terms(rubric, round_id),
     )

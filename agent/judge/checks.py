@@ -9,7 +9,6 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from agent.contracts.checklist import Checks, PathFinding
 from agent.judge import capacity
@@ -24,6 +23,7 @@ from agent.judge.matching import (
     sentences,
 )
 from agent.judge.numbers import fabricated, given_values, numbers
+from agent.rubric.lexicon import Lexicon
 from agent.rubric.model import Cues
 
 PathChecker = Callable[[str], PathFinding]
@@ -31,7 +31,7 @@ PathChecker = Callable[[str], PathFinding]
 _PATH = re.compile(r"(?<![\w/])vllm/[A-Za-z0-9_./{},\-]*[A-Za-z0-9_/}](?:(?:::?|\.)[A-Z_a-z][\w.]*)?")
 
 
-def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = None) -> list[Sentence]:
+def injected(sents: Sequence[Sentence], lex: Lexicon, text: str | None = None) -> list[Sentence]:
     """Sentences addressed to a grader or model (never instructions: flagged, and they count for nothing).
 
     With the answer's `text`, a clause split off a matched sentence at a semicolon belongs to it
@@ -41,7 +41,7 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
     out: list[Sentence] = []
     prev: Sentence | None = None
     depth = 0  # brackets or tags an address opened and has not closed: what they hold is the address too
-    addressed = sentence_hits([s.lower for s in sents], lex["injection"])
+    addressed = sentence_hits([s.lower for s in sents], lex.injection)
     for i, s in enumerate(sents):
         same_address = (
             text is not None
@@ -62,7 +62,7 @@ def injected(sents: Sequence[Sentence], lex: dict[str, Any], text: str | None = 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 
 
-def _encoded_address(text: str, lex: dict[str, Any]) -> bool:
+def _encoded_address(text: str, lex: Lexicon) -> bool:
     """A base64 run that decodes to text addressed to a grader (an address hidden from the term lists)."""
     for m in _BASE64.finditer(text):
         run = m.group(0)
@@ -70,7 +70,7 @@ def _encoded_address(text: str, lex: dict[str, Any]) -> bool:
             decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             continue
-        if any_term(fold(decoded), lex["injection"]):
+        if any_term(fold(decoded), lex.injection):
             return True
     return False
 
@@ -84,10 +84,10 @@ def _opened(lower: str) -> int:
     return len(_OPEN.findall(lower)) - len(_CLOSE.findall(lower))
 
 
-def specifics(sents: Sequence[Sentence], lex: dict[str, Any]) -> list[str]:
+def specifics(sents: Sequence[Sentence], lex: Lexicon) -> list[str]:
     """The distinct concrete specifics the answer names (paths, identifiers, metrics, quantities, formulas)."""
     found: dict[str, None] = {}
-    for t in compile_terms(tuple(lex.get("specifics", []))):
+    for t in compile_terms(tuple(lex.specifics)):
         for s in sents:
             if t.pattern is not None:
                 for m in t.pattern.finditer(s.lower):
@@ -109,25 +109,23 @@ def distinct(sents: Sequence[Sentence]) -> list[Sentence]:
     return out
 
 
-def structure(sents: Sequence[Sentence], lex: dict[str, Any]) -> int:
+def structure(sents: Sequence[Sentence], lex: Lexicon) -> int:
     """How many distinct sentences show order: steps, bullets, arrows, sequence words."""
-    return sum(1 for s in distinct(sents) if any_term(s.lower, lex.get("structure_markers", [])))
+    return sum(1 for s in distinct(sents) if any_term(s.lower, lex.structure_markers))
 
 
-def substantive(sents: Sequence[Sentence], lex: dict[str, Any], topic: Sequence[str] = ()) -> int:
+def substantive(sents: Sequence[Sentence], lex: Lexicon, topic: Sequence[str] = ()) -> int:
     """Distinct sentences that name a specific, show order or speak of the round's subject (`topic`: the
     words of its evidence cues): what padding and pleasantries do not add."""
-    marks = [*lex.get("specifics", []), *lex.get("structure_markers", []), *topic]
+    marks = [*lex.specifics, *lex.structure_markers, *topic]
     kept = distinct(sents)
     hit = sentence_hits([s.lower for s in kept], marks)
     return hit.bit_count()
 
 
-def rollback_mentioned(sents: Sequence[Sentence], lex: dict[str, Any]) -> bool:
+def rollback_mentioned(sents: Sequence[Sentence], lex: Lexicon) -> bool:
     """A rollback or containment step the answer proposes (a negated one, 'no rollback', does not count)."""
-    return any(
-        any_term(s.lower, lex["rollback"]) and not any_term(s.lower, lex["rollback_negated"]) for s in sents
-    )
+    return any(any_term(s.lower, lex.rollback) and not any_term(s.lower, lex.rollback_negated) for s in sents)
 
 
 def cited_paths(text: str) -> list[str]:
@@ -154,7 +152,7 @@ def default_path_checker() -> PathChecker:
     return run
 
 
-def mutation_before_evidence(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:
+def mutation_before_evidence(sents: Sequence[Sentence], lex: Lexicon) -> str | None:
     """The first sentence that changes the system before any sentence of its answer gathers evidence, if any.
 
     Each answer of the round counts on its own: a follow-up brings news ("the rollback did not help"), and
@@ -165,7 +163,7 @@ def mutation_before_evidence(sents: Sequence[Sentence], lex: dict[str, Any]) -> 
     for s in sents:
         if s.turn in gathered:
             continue
-        if any_term(s.lower, lex["evidence_gathering"]):
+        if any_term(s.lower, lex.evidence_gathering):
             gathered.add(s.turn)
             continue
         if _mutates(s.lower, lex):
@@ -173,38 +171,38 @@ def mutation_before_evidence(sents: Sequence[Sentence], lex: dict[str, Any]) -> 
     return None
 
 
-def _mutates(lower: str, lex: dict[str, Any]) -> bool:
+def _mutates(lower: str, lex: Lexicon) -> bool:
     """A sentence that changes the system: a mutation term with no negator in the 24 characters before it and
     no dismissal just after it (`mutation_dismissed`), and no containment in the sentence."""
-    if any_term(lower, lex["containment"]):
+    if any_term(lower, lex.containment):
         return False
-    for term in compile_terms(tuple(lex["mutation"])):
+    for term in compile_terms(tuple(lex.mutation)):
         for at, _ in term.spans(lower):
-            if any_term(lower[max(0, at - 24) : at], lex["negation"]):
+            if any_term(lower[max(0, at - 24) : at], lex.negation):
                 continue
-            if any_term(lower[at : at + 24], lex.get("mutation_dismissed", [])):
+            if any_term(lower[at : at + 24], lex.mutation_dismissed):
                 continue  # "等扩容来不及", "a restart won't help"
             return True
     return False
 
 
-def honest_unknown(sents: Sequence[Sentence], lex: dict[str, Any]) -> str | None:
+def honest_unknown(sents: Sequence[Sentence], lex: Lexicon) -> str | None:
     """'I don't know' followed (same or next sentence) by how one would find out."""
     for k, s in enumerate(sents):
-        if any_term(s.lower, lex["dont_know"]):
+        if any_term(s.lower, lex.dont_know):
             near = " ".join(x.lower for x in sents[k : k + 2])
-            if any_term(near, lex["find_out"]):
+            if any_term(near, lex.find_out):
                 return " ".join(x.text for x in sents[k : k + 2])
     return None
 
 
-def retracted(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
+def retracted(sents: Sequence[Sentence], lex: Lexicon) -> set[int]:
     """The sentences the candidate takes back: each one followed, in its turn, by a sentence that opens with a
     retraction (lexicon `retractions`: "Wait, no, …", "不对，…"), and the ones that describe a mistake to avoid
     (`hypothetical_mistakes`: "If someone writes 80 GiB they get ≈174"). Their numbers and arithmetic are not
     claims."""
-    terms = lex.get("retractions", [])
-    shown = lex.get("hypothetical_mistakes", [])
+    terms = lex.retractions
+    shown = lex.hypothetical_mistakes
     return {
         sents[k - 1].idx
         for k in range(1, len(sents))
@@ -215,7 +213,7 @@ def retracted(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
 def run_checks(
     round_id: str,
     answer: str,
-    lex: dict[str, Any],
+    lex: Lexicon,
     *,
     path_checker: PathChecker | None = None,
     capacity_params: capacity.CapacityParams | None = None,
@@ -237,7 +235,7 @@ def run_checks(
     failure = (
         match_cues(failure_cues, answer, clean).found
         if failure_cues is not None
-        else any_term(lower, lex.get("failure_terms", ["fail", "故障", "oom", "超时", "timeout"]))
+        else any_term(lower, lex.failure_terms)
     )
     rollback = rollback_mentioned(clean, lex) or (
         rollback_cues is not None and match_cues(rollback_cues, answer, clean).found
@@ -257,11 +255,10 @@ def run_checks(
         fabricated=fabricated(claims, lex, given),
         injection=[s.text for s in inj],
         paths=paths,
-        happy_path_only=not (failure or rollback or any_term(lower, lex.get("boundary_caveats", []))),
+        happy_path_only=not (failure or rollback or any_term(lower, lex.boundary_caveats)),
         mutation_before_evidence=mutation_before_evidence(clean, lex) if round_id == "incident" else None,
-        no_alternative=round_id in lex.get("alternative_required_in", [])
-        and not any_term(lower, lex["alternative"]),
-        asked_for_inputs=first_term(lower, lex["asks_for_inputs"]) is not None,
+        no_alternative=round_id in lex.alternative_required_in and not any_term(lower, lex.alternative),
+        asked_for_inputs=first_term(lower, lex.asks_for_inputs) is not None,
         honest_unknown=honest_unknown(clean, lex),
         sentences=substantive(clean, lex, topic),
         specifics=specifics(clean, lex),

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agent.contracts.checklist import Checklist
+from agent.rubric.lexicon import FlagEffect, FlagTarget, Messages
 from agent.rubric.model import DIMENSIONS, Dimension, Gate, Lang
 
 
@@ -53,7 +53,7 @@ class GateContext:
     checklist: Checklist
     flags: set[str]
     lang: Lang
-    messages: dict[str, Any]
+    messages: Messages
 
 
 GateFn = Callable[[Gate, GateContext, Bounds], None]
@@ -137,14 +137,16 @@ def _ask(g: Gate, ctx: GateContext, b: Bounds) -> None:
     asked = bool(set(need) & ctx.checklist.covered()) or ctx.checklist.checks.asked_for_inputs
     if not asked:
         b.cap("communication", _int(g, "cap", 3), "ask_for_inputs")
-        b.notes.append(ctx.messages["no_inputs_asked"][ctx.lang])
+        b.notes.append(ctx.messages.no_inputs_asked.get(ctx.lang))
 
 
 def known_rules() -> list[str]:
     return sorted(_RULES)
 
 
-def apply_gates(gates: list[Gate], ctx: GateContext, flag_effects: dict[str, Any], b: Bounds) -> None:
+def apply_gates(
+    gates: list[Gate], ctx: GateContext, flag_effects: dict[str, dict[FlagTarget, FlagEffect]], b: Bounds
+) -> None:
     """Collect every bound: the round's gates, then each raised flag's effect."""
     for g in gates:
         fn = _RULES.get(g.rule)
@@ -155,9 +157,9 @@ def apply_gates(gates: list[Gate], ctx: GateContext, flag_effects: dict[str, Any
         fn(g, ctx, b)
     for flag in sorted(ctx.flags):
         for dim, eff in (flag_effects.get(flag) or {}).items():
-            targets = DIMENSIONS if dim == "all" else (dim,)
+            targets: tuple[Dimension, ...] = DIMENSIONS if dim == "all" else (dim,)
             for d in targets:
-                if "minus" in eff:
-                    b.take(d, int(eff["minus"]), flag)
-                if "cap" in eff:
-                    b.cap(d, int(eff["cap"]), flag)
+                if eff.minus is not None:
+                    b.take(d, eff.minus, flag)
+                if eff.cap is not None:
+                    b.cap(d, eff.cap, flag)

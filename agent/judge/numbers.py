@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from agent.contracts.checklist import NumberFinding
 from agent.judge.matching import Sentence, any_term
 from agent.judge.numerals import with_digits
+from agent.rubric.lexicon import Lexicon, NumberLabels
 
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
 """A number; right after a Chinese character too ("约74.5GiB", "提升了3倍"), not inside a word or path."""
@@ -77,15 +77,15 @@ _HARDWARE = re.compile(
 
 
 def _blanket(
-    sents: Sequence[Sentence], labels: dict[str, list[str]], lex: dict[str, Any]
+    sents: Sequence[Sentence], labels: NumberLabels, lex: Lexicon
 ) -> dict[int, tuple[str, int]]:
     """Turn -> the label a blanket statement gives every number after it ("all values derived unless marked"),
     and the statement's index in `sents`."""
     out: dict[int, tuple[str, int]] = {}
     for k, s in enumerate(sents):
-        if s.turn not in out and any_term(s.lower, lex.get("blanket_labels", [])):
+        if s.turn not in out and any_term(s.lower, lex.blanket_labels):
             for name in ("derived", "estimated", "observed", "given"):
-                if any_term(s.lower, labels[name]):
+                if any_term(s.lower, labels.terms(name)):
                     out[s.turn] = (name, k)
                     break
     return out
@@ -98,9 +98,7 @@ _TAG_DEF = re.compile(
 """One definition of a legend: a short tag in brackets and what it stands for ("[D] = derived here", "(E) my estimate")."""
 
 
-def _legend(
-    sents: Sequence[Sentence], labels: dict[str, list[str]]
-) -> list[tuple[int, re.Pattern[str], str]]:
+def _legend(sents: Sequence[Sentence], labels: NumberLabels) -> list[tuple[int, re.Pattern[str], str]]:
     """Tags a legend defines for the rest of the answer ("Tags: [G] given, [D] derived, [E] my assumption"): the
     legend's index, the tag as it is used later ("18.63 GiB [D]", "[E, standard for this size]"), its label.
     A legend defines two tags or more, each standing for a label of `number_labels`."""
@@ -110,7 +108,7 @@ def _legend(
         for m in _TAG_DEF.finditer(s.text):
             meaning = m.group(2).lower()
             kinds = ("observed", "estimated", "derived", "given")
-            kind = next((n for n in kinds if any_term(meaning, labels[n])), None)
+            kind = next((n for n in kinds if any_term(meaning, labels.terms(n))), None)
             if kind is not None:
                 tag = re.escape(m.group(1))
                 found.append((re.compile(rf"[\[【(（]\s*{tag}\s*[\]】)）,，;；:：]", re.I), kind))
@@ -249,7 +247,7 @@ def _not_a_claim(text: str, m: re.Match[str], v: float) -> bool:
 
 
 def numbers(
-    sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
+    sents: Sequence[Sentence], lex: Lexicon, given: frozenset[float] = frozenset()
 ) -> list[NumberFinding]:
     """Quantities (numbers with a unit) and the label their sentence (or the one before) gives them.
 
@@ -260,7 +258,7 @@ def numbers(
     when the same value was labelled earlier. Numbers in a question the candidate asks and the memory in
     a GPU's name (`A100 80GB`) are not claims.
     """
-    labels: dict[str, list[str]] = lex["number_labels"]
+    labels = lex.number_labels
     out: list[NumberFinding] = []
     asked: dict[str, frozenset[float]] = {}
     blanket = _blanket(sents, labels, lex)
@@ -285,7 +283,7 @@ def numbers(
         said = with_digits(s.text, english=False)
         text = said.text
         for m in _NUMBER.finditer(text):
-            if not _unit_after(text, m.end(), lex["quantity_units"]):
+            if not _unit_after(text, m.end(), lex.quantity_units):
                 continue
             v = _value(m.group(0))
             if v in (1.0, 2.0):
@@ -302,7 +300,7 @@ def numbers(
                 continue
             label = None
             for name in ("observed", "estimated", "given", "derived"):
-                if any_term(s.lower, labels[name]) or any_term(prev, labels[name]):
+                if any_term(s.lower, labels.terms(name)) or any_term(prev, labels.terms(name)):
                     label = name
                     break
             if label is None and (
@@ -325,24 +323,24 @@ def numbers(
     return out
 
 
-def documented_turns(sents: Sequence[Sentence], lex: dict[str, Any]) -> set[int]:
+def documented_turns(sents: Sequence[Sentence], lex: Lexicon) -> set[int]:
     """The answers (turns) that say where their measurements live (one of `artifacts`) and state their conditions
     (at least `measurement_conditions_documented` distinct `measurement_conditions` across the answer): a
     measured figure there has its record and its conditions behind it, wherever in the answer they are said (a
     results table under a paragraph on the workload, the load shape and the raw CSVs), and in the follow-up
     answers after it, which speak of the same record ("in that load test, 38 ms at the lowest step (measured)")."""
-    need = int(lex.get("measurement_conditions_documented", 4))
+    need = lex.measurement_conditions_documented
     out: set[int] = set()
     for turn in sorted({s.turn for s in sents}):
         text = " ".join(s.lower for s in sents if s.turn == turn)
-        conditions = sum(1 for t in lex.get("measurement_conditions", []) if any_term(text, [t]))
-        if out or (conditions >= need and any_term(text, lex["artifacts"])):
+        conditions = sum(1 for t in lex.measurement_conditions if any_term(text, [t]))
+        if out or (conditions >= need and any_term(text, lex.artifacts)):
             out.add(turn)
     return out
 
 
 def fabricated(
-    sents: Sequence[Sentence], lex: dict[str, Any], given: frozenset[float] = frozenset()
+    sents: Sequence[Sentence], lex: Lexicon, given: frozenset[float] = frozenset()
 ) -> list[str]:
     """Measured-sounding claims with a number and no artifact (or enough conditions) in or next to them.
 
@@ -351,18 +349,18 @@ def fabricated(
     condition to meet (`requirement_frames` in the sentence, the three before it or the two after it, same
     turn: a list of conditions under one lead, or closed by "any one missing, stay unified")."""
     out: list[str] = []
-    need = int(lex.get("measurement_conditions_needed", 3))
+    need = lex.measurement_conditions_needed
     sourced: dict[int, int] = {}  # turn -> the first sentence naming where the figures after it come from
     documented = documented_turns(sents, lex)
     for k, s in enumerate(sents):
         if (
             s.turn not in sourced
-            and any_term(s.lower, lex.get("artifact_leads", []))
-            and any_term(s.lower, lex["artifacts"])
+            and any_term(s.lower, lex.artifact_leads)
+            and any_term(s.lower, lex.artifacts)
         ):
             sourced[s.turn] = k
     for k, s in enumerate(sents):
-        if not any_term(s.lower, lex["measured_claims"]):
+        if not any_term(s.lower, lex.measured_claims):
             continue
         if (s.turn in sourced and k > sourced[s.turn]) or s.turn in documented:
             continue  # "Figures are from the load-test report, stored with the PR: …" sources what follows
@@ -370,16 +368,16 @@ def fabricated(
         own = [n for n in numbers([s], lex, given) if n.label != "given"]
         if not (own or _MULTIPLIER.search(s.text)):
             continue
-        labels = lex["number_labels"]
-        if any(any_term(s.lower, labels[kind]) for kind in ("given", "derived", "estimated")):
+        labels = lex.number_labels
+        if any(any_term(s.lower, labels.terms(kind)) for kind in ("given", "derived", "estimated")):
             continue  # a number stated as given, derived or estimated is not a claim of measurement
         frame = " ".join(x.lower for x in sents[max(0, k - 3) : k + 3] if x.turn == s.turn)
-        if any_term(frame, lex.get("requirement_frames", [])):
+        if any_term(frame, lex.requirement_frames):
             continue  # a condition to meet ("only if all three hold: … ③ measured latency within 1.5 s …")
         near = " ".join(x.lower for x in sents[max(0, k - 1) : k + 2])
-        if any_term(near, lex["artifacts"]):
+        if any_term(near, lex.artifacts):
             continue
-        conditions = sum(1 for t in lex.get("measurement_conditions", []) if any_term(near, [t]))
+        conditions = sum(1 for t in lex.measurement_conditions if any_term(near, [t]))
         if conditions < need:
             out.append(s.text)
     return out

@@ -8,25 +8,25 @@ A model's holistic score, when present, is kept only within the band the checkli
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from agent.contracts.checklist import Checklist
 from agent.contracts.report import Coverage, DimensionScore, JudgeInfo, RoundAssessment
 from agent.judge.gates import Bounds, GateContext, apply_gates
+from agent.rubric.lexicon import Floor, Lexicon, ScoringPolicy
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Lang, Round
 
 
-def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
+def flags_of(checklist: Checklist, lex: Lexicon) -> set[str]:
     """Flags the checks raise before scoring (accuracy_1 / validation_1 come after)."""
     c = checklist.checks
-    th = lex.get("flag_thresholds", {})
+    th = lex.flag_thresholds
     flags: set[str] = set()
     if c.happy_path_only:
         flags.add("happy_path_only")
-    if len(c.unlabeled_numbers) >= int(th.get("unlabeled_numbers", 2)):
+    if len(c.unlabeled_numbers) >= th.unlabeled_numbers:
         own = {n.text for n in c.numbers if n.label not in (None, "given")} | set(c.unlabeled_numbers)
-        if len(c.unlabeled_numbers) >= float(th.get("unlabeled_share", 0.0)) * len(own):
+        if len(c.unlabeled_numbers) >= th.unlabeled_share * len(own):
             flags.add("unlabeled_numbers")
     if c.fabricated:
         flags.add("fabricated_metrics")
@@ -45,22 +45,21 @@ def flags_of(checklist: Checklist, lex: dict[str, Any]) -> set[str]:
     return flags
 
 
-def _level(coverage: float, strong: int, has_strong: bool, cfg: dict[str, Any]) -> int:
-    levels = {int(k): float(v) for k, v in cfg["coverage_levels"].items()}
+def _level(coverage: float, strong: int, has_strong: bool, cfg: ScoringPolicy) -> int:
+    levels = cfg.coverage_levels
     level = 1
     for lv in sorted(levels):
         if coverage >= levels[lv]:
             level = lv
-    if level == 5 and not (strong > 0 or (not has_strong and coverage >= float(cfg["five_without_signal"]))):
+    if level == 5 and not (strong > 0 or (not has_strong and coverage >= cfg.five_without_signal)):
         level = 4
     if level in (2, 3) and strong > 0:
-        level += min(strong, int(cfg["strong_bonus_max"]))
+        level += min(strong, cfg.strong_bonus_max)
     return level
 
 
-def _floors(cfg: dict[str, Any], d: Dimension) -> list[dict[str, Any]]:
-    f = cfg.get("floors", {}).get(d) or []
-    return f if isinstance(f, list) else [f]
+def _floors(cfg: ScoringPolicy, d: Dimension) -> list[Floor]:
+    return cfg.floors.get(d, [])
 
 
 def score_round(
@@ -79,8 +78,8 @@ def score_round(
     lang = lang or checklist.language
     rnd: Round = rubric.round(checklist.round)
     lex = rubric.lexicon
-    cfg = lex["scoring"]
-    moot = set(cfg.get("moot_without_numbers", [])) if not checklist.checks.numbers else set()
+    cfg = lex.scoring
+    moot = set(cfg.moot_without_numbers) if not checklist.checks.numbers else set()
     items: list[EvidenceItem] = [
         i
         for i in rubric.evidence(rnd.id)
@@ -103,7 +102,7 @@ def score_round(
     taken: dict[Dimension, int] = {}
     for m in checklist.checks.misconceptions:  # a wrong claim costs points whatever else was said
         for d in m.dimensions:
-            room = int(cfg.get("misconception_minus_max", 3)) - taken.get(d, 0)
+            room = cfg.misconception_minus_max - taken.get(d, 0)
             if room > 0:
                 bounds.take(d, min(m.severity, room), f"misconception {m.id}")
                 taken[d] = taken.get(d, 0) + min(m.severity, room)
@@ -112,20 +111,18 @@ def score_round(
         # no question the rubric asks was answered: a dimension no item in scope leads on is not judged
         unjudged = [d for d in DIMENSIONS if not any(i.dimensions[0] == d for i in items)]
         for d in unjudged:
-            bounds.cap(d, int(cfg.get("unjudged_cap", 2)), "outside_rubric")
+            bounds.cap(d, cfg.unjudged_cap, "outside_rubric")
     n_specific = len(checklist.checks.specifics)
-    for d, steps in cfg.get("specificity_caps", {}).items():
+    for d, steps in cfg.specificity_caps.items():
         for most, cap in steps:  # no concrete specifics: no checkable evidence, whatever the vocabulary
-            if n_specific <= int(most):
-                bounds.cap(d, int(cap), "few_specifics")
+            if n_specific <= most:
+                bounds.cap(d, cap, "few_specifics")
                 break
     n_wrong = sum(1 for m in checklist.checks.misconceptions if "accuracy" in m.dimensions)
-    for least, cap in cfg.get(
-        "misconception_caps", []
-    ):  # confident wrong claims: the rest is not trusted either
-        if n_wrong >= int(least):
-            for d in cfg.get("misconception_cap_dimensions", []):
-                bounds.cap(d, int(cap), "misconceptions")
+    for least, cap in cfg.misconception_caps:  # confident wrong claims: the rest is not trusted either
+        if n_wrong >= least:
+            for d in cfg.misconception_cap_dimensions:
+                bounds.cap(d, cap, "misconceptions")
     acting = set(flags)
     if "nonexistent_path" in flags and all(
         p.status in ("moved", "exists", "unknown") for p in checklist.checks.paths
@@ -133,17 +130,17 @@ def score_round(
         # every path that is not at the pin is real code in an older release's layout: flagged, but what it
         # costs is the version scope (moved_path_caps), not the invented path's evidence penalty
         acting.discard("nonexistent_path")
-        for d, cap in cfg.get("moved_path_caps", {}).items():
-            bounds.cap(d, int(cap), "moved_path")
-    ctx = GateContext(checklist=checklist, flags=acting, lang=lang, messages=lex["messages"])
-    apply_gates(rnd.gates, ctx, lex.get("flag_effects", {}), bounds)
+        for d, cap in cfg.moved_path_caps.items():
+            bounds.cap(d, cap, "moved_path")
+    ctx = GateContext(checklist=checklist, flags=acting, lang=lang, messages=lex.messages)
+    apply_gates(rnd.gates, ctx, lex.flag_effects, bounds)
 
     dims: list[DimensionScore] = []
     scores: dict[Dimension, int] = {}
     quotes: dict[Dimension, list[str]] = {}
-    band_width = int(cfg["band"])
-    prior = float(cfg.get("coverage_prior", 0.0))
-    wrong_core: dict[str, int] = cfg.get("wrong_core_caps", {})  # accuracy is scored first (DIMENSIONS order)
+    band_width = cfg.band
+    prior = cfg.coverage_prior
+    wrong_core = cfg.wrong_core_caps  # accuracy is scored first (DIMENSIONS order)
     shown: set[str] = set()
     overall = sum(i.weight for i in items if i.id in covered) / (sum(i.weight for i in items) or 1.0)
     for d in DIMENSIONS:
@@ -157,17 +154,17 @@ def score_round(
         has_strong = any(d in s.dimensions for s in strong_defs.values())
         level = _level(cov, n_strong, has_strong, cfg)
         n_weak = [s for s in weak_present if d in weak_defs[s.id].dimensions and weak_defs[s.id].cap is None]
-        level = max(1, level - min(len(n_weak), int(cfg["weak_penalty_max"])))
+        level = max(1, level - min(len(n_weak), cfg.weak_penalty_max))
         for floor in _floors(cfg, d):  # a coherent, substantive, ordered answer is not level 1 here
             c = checklist.checks
             if (
-                c.sentences >= int(floor.get("min_sentences", 0))
-                and overall >= float(floor.get("min_coverage", 0.0))
-                and c.structure >= int(floor.get("min_structure", 0))
-                and len(c.specifics) >= int(floor.get("min_specifics", 0))
-                and not (floor.get("without_weak") and n_weak)
+                c.sentences >= floor.min_sentences
+                and overall >= floor.min_coverage
+                and c.structure >= floor.min_structure
+                and len(c.specifics) >= floor.min_specifics
+                and not (floor.without_weak and n_weak)
             ):
-                level = max(level, int(floor["level"]))
+                level = max(level, floor.level)
         upper = bounds.upper(d)
         lo, hi = max(1, level - band_width), min(5, level + band_width, max(1, upper))
         lo = min(lo, hi)
@@ -176,7 +173,7 @@ def score_round(
         if holistic is not None:
             score = min(max(holistic.score, lo), hi)
         if d != "accuracy" and scores["accuracy"] == 1 and d in wrong_core:
-            bounds.cap(d, int(wrong_core[d]), "wrong_core")
+            bounds.cap(d, wrong_core[d], "wrong_core")
         score, applied = bounds.apply(d, score)
         if scores_given is not None:
             score = scores_given[d]
@@ -227,8 +224,8 @@ def score_round(
 
     # the anchor "5 = complete, with boundaries and a verification path": a 5 elsewhere needs that much shown
     # where the round checks it (validation is scored after accuracy, evidence and trade-offs, so this comes last)
-    for need_dim, need_min in (cfg.get("five_needs") or {}).items():
-        if scores_given is not None or scores[need_dim] >= int(need_min):
+    for need_dim, need_min in cfg.five_needs.items():
+        if scores_given is not None or scores[need_dim] >= need_min:
             continue
         for k, ds in enumerate(dims):
             if ds.dimension != need_dim and ds.score == 5:
@@ -245,32 +242,32 @@ def score_round(
 
     notes = list(bounds.notes)
     passed: bool | None = None
-    msgs = lex["messages"]
+    msgs = lex.messages
     title = rnd.title.get(lang)
     if bounds.pass_rule is not None:
         pd, pmin = bounds.pass_rule
         passed = scores[pd] >= pmin
         if not passed:
             notes.append(
-                msgs["not_passed"][lang].format(round=title, dimension=pd, min=pmin, score=scores[pd])
+                msgs.not_passed.get(lang).format(round=title, dimension=pd, min=pmin, score=scores[pd])
             )
     if bounds.senior_rule is not None:
         sdims, smin = bounds.senior_rule
         if any(scores[d] < smin for d in sdims):
-            notes.append(msgs["senior_bar"][lang].format(dimensions=", ".join(sdims), min=smin))
+            notes.append(msgs.senior_bar.get(lang).format(dimensions=", ".join(sdims), min=smin))
     if checklist.checks.honest_unknown:
-        notes.append(msgs["honest_unknown"][lang])
+        notes.append(msgs.honest_unknown.get(lang))
     for asked in checklist.outside:
-        notes.append(msgs["outside_rubric"][lang].format(question=asked[:160]))
+        notes.append(msgs.outside_rubric.get(lang).format(question=asked[:160]))
     if unjudged:
         titles = ", ".join(rubric.dimensions[d].title.get(lang) for d in unjudged)
-        notes.append(msgs["unjudged"][lang].format(dimensions=titles, cap=int(cfg.get("unjudged_cap", 2))))
+        notes.append(msgs.unjudged.get(lang).format(dimensions=titles, cap=cfg.unjudged_cap))
     for path in checklist.checks.paths:
         if path.status == "moved":
-            notes.append(msgs["moved_path"][lang].format(cited=path.cited, now=", ".join(path.moved_to)))
+            notes.append(msgs.moved_path.get(lang).format(cited=path.cited, now=", ".join(path.moved_to)))
     for m in checklist.checks.misconceptions:
         notes.append(
-            msgs["misconception"][lang].format(
+            msgs.misconception.get(lang).format(
                 quote=m.quote, claim=m.claim.get(lang), correction=m.correction.get(lang), source=m.source
             )
         )
@@ -307,8 +304,8 @@ def risks_and_actions(
     rubric: Rubric, rounds: list[RoundAssessment], lang: Lang
 ) -> tuple[list[str], list[str]]:
     """Risks (any accuracy 1 or validation 1, on their own) and the two lowest dimensions as actions."""
-    msgs = rubric.lexicon["messages"]
-    templates = rubric.lexicon["next_actions"]
+    msgs = rubric.lexicon.messages
+    templates = rubric.lexicon.next_actions
     risks: list[str] = []
     actions: list[str] = []
     for ra in rounds:
@@ -318,7 +315,7 @@ def risks_and_actions(
         for d in risky:
             if ra.scores[d] == 1:
                 risks.append(
-                    msgs["risk"][lang].format(round=title, dimension=rubric.dimensions[d].title.get(lang))
+                    msgs.risk.get(lang).format(round=title, dimension=rubric.dimensions[d].title.get(lang))
                 )
         order = {d: k for k, d in enumerate(DIMENSIONS)}
         lowest = sorted(DIMENSIONS, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[
@@ -332,7 +329,7 @@ def risks_and_actions(
             ][:2]
             sep = "；" if lang == "zh" else "; "
             listed = sep.join(miss) if miss else ("—")
-            actions.append(templates[d][lang].format(round=title, items=listed))
+            actions.append(templates[d].get(lang).format(round=title, items=listed))
     return risks, actions
 
 

@@ -10,6 +10,7 @@ from agent.contracts.transcript import TranscriptRound
 from agent.judge.matching import any_term, sentences
 from agent.judge.numbers import given_values
 from agent.package.model import Assumption
+from agent.rubric.lexicon import NumberLabels
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
 from agent.util import messages
@@ -27,8 +28,8 @@ _LABEL_ORDER = ("observed", "estimated", "given", "derived")
 """The order in which the checker (`checks.numbers`) tries the labels."""
 
 
-def _label_in(text: str, labels: dict[str, list[str]]) -> str | None:
-    return next((name for name in _LABEL_ORDER if any_term(text, labels.get(name, []))), None)
+def _label_in(text: str, labels: NumberLabels) -> str | None:
+    return next((name for name in _LABEL_ORDER if any_term(text, labels.terms(name))), None)
 
 
 def _computed(number: str, sentence: str) -> bool:
@@ -45,7 +46,7 @@ def _whose_label(
     prev: str | None,
     stated: bool,
     computed: bool,
-    labels: dict[str, list[str]],
+    labels: NumberLabels,
 ) -> tuple[str | None, str]:
     """(label, labelled_by) of one number as the table shows it.
 
@@ -58,10 +59,10 @@ def _whose_label(
     given because the question happens to state the same number ("80 GiB GPUs")."""
     if label is None:
         return None, "unlabelled"
-    if any_term(own, labels.get(label, [])):
+    if any_term(own, labels.terms(label)):
         return label, "candidate"
     heading = prev is not None and not any(c.isdigit() for c in prev)
-    if heading and prev is not None and any_term(prev, labels.get(label, [])):
+    if heading and prev is not None and any_term(prev, labels.terms(label)):
         return label, "candidate"
     if stated and label == "given" and not computed:
         return label, "inferred"
@@ -70,7 +71,7 @@ def _whose_label(
 
 
 def assumptions(rubric: Rubric, tr: TranscriptRound, cl: Checklist, lang: Lang) -> list[Assumption]:
-    labels: dict[str, list[str]] = rubric.lexicon["number_labels"]
+    labels = rubric.lexicon.number_labels
     pairs = tr.answer_turns()
     prompt = next((t.text for t in tr.turns if t.role == "interviewer"), "")
     out: list[Assumption] = []

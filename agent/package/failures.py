@@ -20,8 +20,8 @@ def failures(
     fs: list[Formulas],
     lang: Lang,
 ) -> list[Failure]:
-    msg = rubric.lexicon.get("messages", {}).get("no_inputs_asked", {})
-    not_asked = {str(v) for v in msg.values()}  # the ask_for_inputs gate's note, in either language
+    msg = rubric.lexicon.messages.no_inputs_asked
+    not_asked = {msg.zh, msg.en}  # the ask_for_inputs gate's note, in either language
     found: dict[FailureId, tuple[list[RoundId], list[str]]] = {}
 
     def add(fid: FailureId, rid: RoundId, evidence: list[str]) -> None:

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from agent.config import repo_root
+from agent.rubric.lexicon import Lexicon
 from agent.rubric.misconception import Misconception, MisconceptionFile, MisconceptionMarkers
 from agent.rubric.model import (
     DIMENSIONS,
@@ -66,7 +67,7 @@ class Rubric:
     dimensions: dict[Dimension, DimensionSpec]
     rounds: dict[RoundId, Round]
     narrative: Narrative
-    lexicon: dict[str, Any]
+    lexicon: Lexicon
     version: str
     common: Common = field(default_factory=Common)
     misconception_catalogue: dict[RoundId, list[Misconception]] = field(default_factory=dict)
@@ -150,13 +151,11 @@ def load_misconceptions(root: Path) -> MisconceptionCatalogue:
     return MisconceptionCatalogue(catalogue, also, markers)
 
 
-def load_lexicon(root: Path | None = None) -> dict[str, Any]:
-    """rubrics/lexicon.yaml: the term lists and scoring policy the deterministic checks read."""
+def load_lexicon(root: Path | None = None) -> Lexicon:
+    """rubrics/lexicon.yaml: the term lists, scoring policy and messages the checks and scoring read
+    (agent/rubric/lexicon.py); a key it may not hold or a value of the wrong type names the file and the key."""
     lex_path = (root or repo_root() / "rubrics") / "lexicon.yaml"
-    lexicon = _read_yaml(lex_path)
-    if not isinstance(lexicon, dict):
-        raise RubricError(f"{lex_path}: expected a mapping of lexicon names to term lists")
-    return lexicon
+    return _validate(Lexicon, _read_yaml(lex_path), lex_path)
 
 
 def load_rubric(root: Path | None = None) -> Rubric:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from agent.judge.answer import Answer, AnswerTurn
@@ -11,6 +9,7 @@ from agent.judge.assessment import assess_answer
 from agent.judge.checks import run_checks
 from agent.judge.matching import sentences
 from agent.rubric import load_rubric
+from agent.rubric.lexicon import Lexicon
 from agent.rubric.loader import Rubric, load_lexicon
 
 BLOCK_Q = "Is a smaller block size always better?"
@@ -23,7 +22,7 @@ def rubric() -> Rubric:
 
 
 @pytest.fixture(scope="module")
-def lex() -> dict[str, Any]:
+def lex() -> Lexicon:
     return load_lexicon()
 
 
@@ -69,7 +68,7 @@ def test_sentences_carry_their_turn_and_question() -> None:
         assert answer.text[s.start : s.end] == s.text
 
 
-def test_numbers_the_question_gives_are_not_unlabeled(lex: dict[str, Any]) -> None:
+def test_numbers_the_question_gives_are_not_unlabeled(lex: Lexicon) -> None:
     text = "Each GPU has 80 GiB and the request is 4,000 tokens. We keep 12 GiB for non-KV."
     asked = "Four 80 GiB GPUs, 12 GiB non-KV, 3,000 + 1,000 tokens"
     given = run_checks("capacity", text, lex, given_text=asked + " 4000")
@@ -78,12 +77,12 @@ def test_numbers_the_question_gives_are_not_unlabeled(lex: dict[str, Any]) -> No
     assert len(bare.unlabeled_numbers) >= 2
 
 
-def test_a_time_box_is_not_a_claimed_quantity(lex: dict[str, Any]) -> None:
+def test_a_time_box_is_not_a_claimed_quantity(lex: Lexicon) -> None:
     plan = "0–5 min: declare and contain. 5–15 min: read-only evidence. 15–30 分钟：单变量验证。"
     assert run_checks("incident", plan, lex).unlabeled_numbers == []
 
 
-def test_a_named_limit_or_verification_refutes_happy_path_only(lex: dict[str, Any]) -> None:
+def test_a_named_limit_or_verification_refutes_happy_path_only(lex: Lexicon) -> None:
     bounded = run_checks(
         "capacity",
         "About 180 requests is a KV-only upper bound. It ignores requests longer than p95, which preempt "

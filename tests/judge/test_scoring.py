@@ -272,7 +272,7 @@ def test_a_wrong_core_earns_nothing_for_its_evidence_tradeoffs_and_checks(rubric
     """Accuracy 1 (the mechanisms themselves are wrong): paths, metrics and a rollback plan about a mechanism that
     is not there do not lift evidence, trade-offs or validation above the lexicon's wrong_core_caps; the cap is
     named on each dimension it lowered. Communication is judged on its own."""
-    caps = rubric.lexicon["scoring"]["wrong_core_caps"]
+    caps = rubric.lexicon.scoring.wrong_core_caps
     ra = assess_answer(rubric, "concepts", CONCEPTS_WRONG_CORE, "en")
     assert ra.scores["accuracy"] == 1, ra.scores
     for d, cap in caps.items():
@@ -289,15 +289,13 @@ def test_a_wrong_core_earns_nothing_for_its_evidence_tradeoffs_and_checks(rubric
 def test_a_dimension_with_few_items_is_pulled_towards_the_rounds_coverage(rubric: Rubric) -> None:
     """lexicon scoring.coverage_prior: each dimension's share moves towards the round's overall share (never past
     it), the report keeps both, and the words for it say so in either language."""
-    import copy
     import dataclasses
 
     from agent.contracts.labels import coverage_text, reason_text
 
-    lexicon = copy.deepcopy(rubric.lexicon)
-    lexicon["scoring"]["coverage_prior"] = 0.0
-    flat = dataclasses.replace(rubric, lexicon=lexicon)
-    assert float(rubric.lexicon["scoring"]["coverage_prior"]) > 0
+    scoring = rubric.lexicon.scoring.model_copy(update={"coverage_prior": 0.0})
+    flat = dataclasses.replace(rubric, lexicon=rubric.lexicon.model_copy(update={"scoring": scoring}))
+    assert rubric.lexicon.scoring.coverage_prior > 0
     pulled = assess_answer(rubric, "concepts", CONCEPTS_STRONG, "en")
     own = assess_answer(flat, "concepts", CONCEPTS_STRONG, "en")
     moved = 0
@@ -318,16 +316,15 @@ def test_a_thin_but_right_answer_is_core_right_not_wrong(rubric: Rubric) -> None
     """The generic anchor '3 = core right but thin': a medium answer with a few correct sentences and no weak
     signal gets accuracy 3 from lexicon floors.accuracy, where its coverage alone reads 2; a wrong core still
     drops to 1 after the floor."""
-    import copy
     import dataclasses
     from pathlib import Path
 
     from agent.calibration.evaluation import load_graded_set
 
-    lexicon = copy.deepcopy(rubric.lexicon)
-    floors = lexicon["scoring"]["floors"]
-    floors["accuracy"] = [f for f in floors["accuracy"] if f["level"] < 3]
-    without = dataclasses.replace(rubric, lexicon=lexicon)
+    floors = dict(rubric.lexicon.scoring.floors)
+    floors["accuracy"] = [f for f in floors["accuracy"] if f.level < 3]
+    scoring = rubric.lexicon.scoring.model_copy(update={"floors": floors})
+    without = dataclasses.replace(rubric, lexicon=rubric.lexicon.model_copy(update={"scoring": scoring}))
     graded = load_graded_set(Path(__file__).resolve().parents[2] / "eval/graded/dev/a1.yaml")
     [medium] = [a for a in graded.answers if a.id == "a1-concepts-medium-zh"]
     assert medium.expected.scores["accuracy"] == (3, 4)
