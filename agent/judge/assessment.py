@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.contracts.checklist import Checklist
+from agent.contracts.checklist import Checklist, MisconceptionFinding
 from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.judge import capacity
 from agent.judge.answer import Answer
@@ -45,6 +46,27 @@ def verify(fill: Fill, answer: str) -> Fill:
         for s in fill.weak
     ]
     return Fill(items=items, strong=strong, weak=weak, holistic=fill.holistic)
+
+
+def without_wrong_claims(fill: Fill, wrong: Sequence[MisconceptionFinding]) -> Fill:
+    """An item whose quote holds a sentence that asserts a wrong mechanism (or lies inside one) is not covered:
+    the words of "the seed makes it reproducible on any batch" would otherwise cover the very item it gets wrong,
+    and the report would show the wrong claim as evidence. Either judge's quotes are held to this."""
+    bad = [" ".join(m.quote.split()) for m in wrong if "accuracy" in m.dimensions]
+    if not bad:
+        return fill
+
+    def holds(quote: str) -> bool:
+        q = " ".join(quote.split())
+        return any(b in q or q in b for b in bad)
+
+    items = [
+        i.model_copy(update={"covered": False, "note": "the quote asserts a wrong claim"})
+        if i.covered and i.quote and holds(i.quote)
+        else i
+        for i in fill.items
+    ]
+    return Fill(items=items, strong=fill.strong, weak=fill.weak, holistic=fill.holistic)
 
 
 def _scope(
@@ -149,7 +171,7 @@ def assess_answer(
     except JudgeUnavailable as e:
         fill = EmbeddedJudge().fill(rubric, round_id, text, lang, checks, clean)
         info = info.model_copy(update={"fallback": True, "fallback_reason": str(e)[:300]})
-    fill = verify(fill, text)
+    fill = without_wrong_claims(verify(fill, text), checks.misconceptions)
     checklist = Checklist(
         round=round_id,
         language=lang,

@@ -58,3 +58,19 @@ def test_a_wrong_practice_costs_its_own_dimension_not_the_mechanism_flag() -> No
     assert scale.checklist is not None
     assert [m.id for m in scale.checklist.checks.misconceptions] == ["scale-out-first"]
     assert "misconception" in scale.flags
+
+
+def test_a_sentence_that_asserts_a_wrong_claim_is_no_evidence_for_an_item() -> None:
+    """"Since the seed is set, the output is fully reproducible on any batch" asserts the wrong claim about seeds:
+    the words seed, batch and reproducible in it do not also cover the rubric's item that a seed promises no
+    bitwise determinism across batches; nor does any item quote hold that sentence."""
+    rubric = load_rubric()
+    trace = "The sampler applies top_p and then draws with the request's generator."
+    wrong = trace + " Since the seed is set, the output is fully reproducible on any batch, not a different one."
+    ra = assess_answer(rubric, "source-trace", wrong, "en")
+    assert ra.checklist is not None
+    found = ra.checklist.checks.misconceptions
+    assert [f.id for f in found] == ["seed-bitwise-deterministic"]
+    covered = ra.checklist.covered()
+    assert "seed-not-bitwise" not in covered
+    assert not any(i.covered and i.quote and found[0].quote in i.quote for i in ra.checklist.items)
