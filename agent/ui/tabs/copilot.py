@@ -20,6 +20,7 @@ from agent.ui import views
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
 from agent.ui.tabs.shared import (
     SessionPane,
+    follow_ui_language,
     log_override,
     plan_controls,
     plan_with_self_check,
@@ -162,6 +163,7 @@ def build(ctx: AppContext) -> SessionPane:
         outputs,
         api_name="start_copilot",
     )
+    follow_ui_language(ctx, c_lang, c_state, "copilot")
     c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
     c_ask.click(bind(ask_question), [c_next, c_state, *common], outputs, api_name="ask_question")

@@ -75,6 +75,28 @@ def plan_controls(view: SessionView) -> list[Any]:
     ]
 
 
+def follow_ui_language(ctx: AppContext, radio: gr.Radio, state: gr.State, tab: str) -> None:
+    """A tab's interview language follows the interface language (on each switch, and when a reload brings
+    the interface back in the language chosen before) until the person picks one, or a session on screen
+    sets it as it has it."""
+    picked = gr.State(False)
+    radio.input(lambda: True, None, picked, api_name=f"{tab}_language_picked", show_progress="hidden")
+    ctx.ui.change(
+        interview_language,
+        [ctx.ui, picked, state],
+        radio,
+        api_name=f"{tab}_language_follows",
+        show_progress="hidden",
+    )
+
+
+def interview_language(ui_v: str, picked: bool, state: dict[str, Any] | None) -> Any:
+    """The interface language for the interview language, unless it was picked or a session is on screen."""
+    if picked or (state or {}).get("sid"):
+        return gr.update()
+    return gr.update(value=lang_of(ui_v))
+
+
 def question_md(state: dict[str, Any], ui: Lang) -> str:
     """The question a tab's session asks now (see `view_state`), with its kind ("Follow-up 1 of 2")."""
     if not state.get("sid"):

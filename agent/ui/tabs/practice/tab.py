@@ -23,7 +23,7 @@ from agent.ui.tabs.practice.sessions import (
     start_practice,
 )
 from agent.ui.tabs.practice.speech import speak_question
-from agent.ui.tabs.shared import SessionPane, self_check_info
+from agent.ui.tabs.shared import SessionPane, follow_ui_language, self_check_info
 from agent.util.messages import t
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
@@ -221,6 +221,7 @@ def build(ctx: AppContext) -> SessionPane:
     listed_resume.then(**listed, api_name="list_unfinished", show_progress="hidden")
     listed_resume.then(**show_next)
     p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
+    follow_ui_language(ctx, p_lang, p_state, "practice")
     tab_practice.select(**listed, api_name="list_unfinished")
     retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
