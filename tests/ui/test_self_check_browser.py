@@ -1,9 +1,11 @@
 """The self-check round in headless Chromium, in English and in Chinese: the box beside the plan adds it
 after the plan's last round, its first question follows the round-finished banner, an answer to it gets
-its insight and the round's second question, and the report names it.
+its insight and the round's second question, and the report names it. The box applies at Start: it is off
+while the session runs (issue 12: it stayed on) and on again once the session is finished.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-self-check-setup-{lang},
-17b-self-check-question-{lang}, 17c-self-check-insight-{lang}, 17d-self-check-report-{lang}.
+17b-self-check-question-{lang}, 17c-self-check-insight-{lang}, 17d-self-check-report-{lang};
+issue12-6-self-check-off-{lang} (the box off while the session runs).
 """
 
 from __future__ import annotations
@@ -77,6 +79,11 @@ def test_the_self_check_box_adds_the_round_after_the_plan(
 
     page.locator("#start").click()
     _shows(page, "#practice-progress", seen["round1"])
+    page.wait_for_function(
+        "() => document.querySelector('#self-check input[type=checkbox]')?.disabled === true"
+    )
+    assert box.is_checked()  # as the session has it
+    _shot(page, screenshots, f"issue12-6-self-check-off-{lang}")
     _send(page, seen["answer"], seen)
     page.get_by_role("button", name=seen["finish"]).click()
     page.locator("#round-scores").wait_for()
@@ -91,5 +98,8 @@ def test_the_self_check_box_adds_the_round_after_the_plan(
 
     page.get_by_role("button", name=seen["finish"]).click()
     _shows(page, "#practice-report", seen["report"])
+    page.wait_for_function(
+        "() => document.querySelector('#self-check input[type=checkbox]')?.disabled === false"
+    )
     _shot(page, screenshots, f"17d-self-check-report-{lang}")
     page.context.close()

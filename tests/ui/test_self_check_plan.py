@@ -47,7 +47,8 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     assert view.plan == "full self-check" and view.n_rounds == 6
     plan, lang, prev, box = screen.plan_controls(view)
     assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
-    assert out[-2] == box  # the box, then the speech's note: the API's earlier outputs keep their places
+    # the box (off while the session runs), then the speech's note: the API's earlier outputs keep their places
+    assert out[-2] == {**box, "interactive": False}
     # the self-check plan itself: the box adds nothing more
     alone = graph.get_session(_start(ctx, "self-check", True)[0]["sid"], owner="tab:me")
     assert alone.plan == "self-check" and alone.n_rounds == 1
@@ -66,6 +67,7 @@ def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> Non
     view = graph.get_session(out[0]["sid"], owner="tab:me")
     assert view.plan == "capacity self-check" and view.n_rounds == 2 and view.mode == "copilot"
     plan, lang, box = out[-3:]  # the set-up as the session has it: the last outputs
+    assert box["interactive"] is False
     assert (plan["value"], lang["value"], box["value"]) == ("capacity", "zh", True)
     assert graph.get_session(start("self-check", True)[0]["sid"], owner="tab:me").plan == "self-check"
     assert graph.get_session(start("full", False)[0]["sid"], owner="tab:me").plan == "full"

@@ -27,6 +27,7 @@ from agent.ui.tabs.shared import (
     progress,
     question_md,
     round_text,
+    self_check_box,
     self_check_info,
     session_errors_noted,
     snippets_for,
@@ -252,7 +253,7 @@ def copilot_out(
         *[on] * len(CONTROLS),
         plan,
         lang,
-        self_check,
+        self_check_box(self_check, view),
     ]
 
 

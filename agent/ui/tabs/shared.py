@@ -97,6 +97,15 @@ def interview_language(ui_v: str, picked: bool, state: dict[str, Any] | None) ->
     return gr.update(value=lang_of(ui_v))
 
 
+def self_check_box(update: dict[str, Any], view: SessionView) -> dict[str, Any]:
+    """The self-check box's `update` (`plan_controls`' for a session newly on screen, else none): off while
+    the session on screen runs (the box adds the round at Start: ticking it then would change nothing), on
+    again once it is finished; a step within a running session leaves it as it is."""
+    if view.status == "done":
+        return {**update, "interactive": True}
+    return {**update, "interactive": False} if "value" in update else update
+
+
 def question_md(state: dict[str, Any], ui: Lang) -> str:
     """The question a tab's session asks now (see `view_state`), with its kind ("Follow-up 1 of 2")."""
     if not state.get("sid"):

@@ -21,6 +21,7 @@ from agent.ui.tabs.shared import (
     progress,
     question_md,
     round_text,
+    self_check_box,
     snippets_for,
     view_state,
 )
@@ -191,7 +192,7 @@ def practice_out(
         gr.update(visible=retrying),
         *controls[:3],
         delivery_out,
-        controls[3],
+        self_check_box(controls[3], view),
         voice,
     ]
 
