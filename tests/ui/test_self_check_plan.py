@@ -66,22 +66,26 @@ def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> Non
     out = start("capacity", True)
     view = graph.get_session(out[0]["sid"], owner="tab:me")
     assert view.plan == "capacity self-check" and view.n_rounds == 2 and view.mode == "copilot"
-    plan, lang, box = out[-3:]  # the set-up as the session has it: the last outputs
-    assert box["interactive"] is False
+    plan, lang, box, prev = out[-4:]  # the set-up as the session has it: the last outputs
+    assert box["interactive"] is False and prev["value"] == ""
     assert (plan["value"], lang["value"], box["value"]) == ("capacity", "zh", True)
     assert graph.get_session(start("self-check", True)[0]["sid"], owner="tab:me").plan == "self-check"
     assert graph.get_session(start("full", False)[0]["sid"], owner="tab:me").plan == "full"
     # a resumed session sets the box as it has it; a step within the session leaves the set-up alone
     resumed = copilot.resume_copilot(ctx, view.session_id, {}, "en", "tab:me", request)
-    assert resumed[-1]["value"] is True
+    assert resumed[-2]["value"] is True
     saved = copilot.record_answer(
         ctx, "Weights: 40e9 x 2 B = 80e9 B (derived).", resumed[0], "en", "tab:me", request
     )
     closed = copilot.close_copilot_round(ctx, saved[0], "en", "tab:me", request)
-    assert saved[-3:] == closed[-3:] == [gr.update()] * 3
+    assert saved[-4:] == closed[-4:] == [gr.update()] * 4
     assert closed[0]["round"] == "self-check" and closed[0]["question"].startswith("自检第 1 题")
-    # a redo needs a previous session, which the co-pilot does not take: refused, box or not
-    assert "previous session" in start("redo", True)[11]
+    # the closed round's draft is no longer there to act on: Accept and Override are refused (and off)
+    assert saved[0]["draft"]["round"] == "capacity" and closed[0]["draft"] is None
+    refused = copilot.decide(ctx, True, closed[0], "accuracy", 3, "", "rita", "en", request)
+    assert refused.startswith("⚠️") and "under way" in refused
+    # a redo needs the session to redo: refused without one, box or not
+    assert "session to redo" in start("redo", True)[11]
     assert shared.plan_with_self_check("redo abc", True) == "redo abc self-check"
 
 

@@ -53,6 +53,17 @@ def build(ctx: AppContext) -> SessionPane:
                 scale=2,
                 elem_id="copilot-plan",
             )
+            # a redo asks the two weakest rounds of a session of the interviewer's again: which one
+            c_prev = T(
+                gr.Dropdown,
+                {"label": "ui.redo_of", "info": "ui.redo_of_info"},
+                choices=[],
+                value="",  # (the API's default: no redo)
+                allow_custom_value=True,
+                visible=False,
+                scale=2,
+                elem_id="copilot-previous",
+            )
             c_lang = T(
                 gr.Radio,
                 {"label": "ui.session_language"},
@@ -127,9 +138,15 @@ def build(ctx: AppContext) -> SessionPane:
             c_reason = T(gr.Textbox, {"label": "ui.reason"}, elem_id="copilot-reason")
             with gr.Row():
                 # their labels name the round and dimension they act on (decision_labels), in the language
-                c_accept = gr.Button(t("ui.accept_draft", ui_lang), elem_id="copilot-accept")
+                # off until there is a draft of the round under way (decision_labels)
+                c_accept = gr.Button(
+                    t("ui.accept_draft", ui_lang), interactive=False, elem_id="copilot-accept"
+                )
                 c_override = gr.Button(
-                    t("ui.save_override", ui_lang), variant="primary", elem_id="copilot-override"
+                    t("ui.save_override", ui_lang),
+                    variant="primary",
+                    interactive=False,
+                    elem_id="copilot-override",
                 )
             c_log_status = gr.Markdown("", elem_id="copilot-log-status")
         with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
@@ -154,15 +171,24 @@ def build(ctx: AppContext) -> SessionPane:
         c_plan,
         c_lang,
         c_self_check,
+        c_prev,
     ]
     assert len(controls) == len(CONTROLS)
     common = ctx.common
     bind = ctx.bind
     c_start.click(
         bind(start_copilot),
-        [c_plan, c_lang, c_state, *common, c_self_check],
+        [c_plan, c_lang, c_state, *common, c_self_check, c_prev],
         outputs,
         api_name="start_copilot",
+    )
+    gr.on(
+        [c_plan.change, ctx.ui.change],
+        bind(redo_choices),
+        [c_plan, *common],
+        c_prev,
+        api_name="copilot_redo_choices",
+        show_progress="hidden",
     )
     follow_ui_language(ctx, c_lang, c_state, "copilot")
     c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
@@ -200,7 +226,7 @@ def build(ctx: AppContext) -> SessionPane:
 CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
 """Outputs of `copilot_out` after the raw session: with the answer box, the follow-up pick and the next
 question, what moves a co-pilot session on; off once the session is finished."""
-SET_UP = ("plan", "session_language", "self_check")
+SET_UP = ("plan", "session_language", "self_check", "previous_session")
 """The last outputs of `copilot_out`: the set-up controls, as the session on screen has them."""
 
 
@@ -222,7 +248,9 @@ def copilot_out(
         ] * (len(CONTROLS) + len(SET_UP))
     ra = view.last_assessment
     state = view_state(view)
-    state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra else None
+    # the draft Accept and Override act on: the last answer's, while its round is under way (a closed
+    # round's scores are changed in Review)
+    state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra and draft_open(view) else None
     answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
     if view.question is None and view.awaiting == "interviewer":
         # the answer is saved and the next question not asked yet: the question answered stays on screen
@@ -233,7 +261,7 @@ def copilot_out(
         n for n in (note, view.notice, view.message, t("ui.copilot_finished", ui) if done else None) if n
     ]
     on = gr.update(interactive=not done)
-    plan, lang, _previous, self_check = (
+    plan, lang, previous, self_check = (
         plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
     )
     return [
@@ -254,6 +282,7 @@ def copilot_out(
         plan,
         lang,
         self_check_box(self_check, view),
+        previous,
     ]
 
 
@@ -263,12 +292,49 @@ def waiting_md(view: SessionView, ui: Lang) -> str:
     return t("ui.waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else ""
 
 
+def draft_open(view: SessionView) -> bool:
+    """Whether the last answer's draft belongs to the round under way (Accept and Override act on it): not
+    once its round is closed (the next round's first answer brings the next draft), nor once the session is
+    finished."""
+    ra = view.last_assessment
+    return ra is not None and view.status != "done" and ra.round == view.round
+
+
 def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
-    """The last answer's draft scores, or the session's report once it is finished."""
+    """The last answer's draft scores (a closed round's scores, said to be closed), or the session's report
+    once it is finished."""
     if view.report:
         return session_markdown(view.report, ctx.rubric)
     ra = view.last_assessment
-    return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores") if ra else ""
+    if ra is None:
+        return ""
+    if draft_open(view):
+        return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores")
+    closed = views.assessment_md(ra, ctx.rubric, ui, heading="ui.closed_scores")
+    return f"{closed}\n\n{t('ui.closed_scores_note', ui)}"
+
+
+def redo_choices(
+    ctx: AppContext, plan: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> Any:
+    """The session to redo: shown for the redo plan, listing the interviewer's finished sessions by plan and
+    date (the id last; an id may be typed too)."""
+    if plan != "redo":
+        return gr.update(visible=False)
+    ui = lang_of(ui_v)
+    choices = []
+    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
+        if s.status != "done":
+            continue
+        when = s.updated_at[:16].replace("T", " ")
+        name = t(
+            "ui.redo_item", ui, plan=ctx.plan_name(s.plan, ui), mode=t(f"ui.mode_{s.mode}", ui), when=when
+        )
+        choices.append((f"{name} · {s.session_id}", s.session_id))
+    return gr.update(visible=True, choices=choices[:REDO_SHOWN])
+
+
+REDO_SHOWN = 30
 
 
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
@@ -327,14 +393,19 @@ def start_copilot(
     owner_v: str | None,
     request: gr.Request,
     self_check: bool = False,
+    prev_sid: str | None = "",
 ) -> list[Any]:
     """Start a co-pilot session with `plan`, the self-check round added after its last round when
-    `self_check` is ticked (as in Practice)."""
+    `self_check` is ticked (as in Practice); a redo of `prev_sid`, a session of the interviewer's (its two
+    weakest rounds asked again)."""
     ui = lang_of(ui_v)
-    if plan == "redo":
-        return copilot_note(ctx, state, ui, t("ui.need_previous", ui))
+    spec = plan or "capacity"
+    if spec == "redo":
+        if not (prev_sid or "").strip():
+            return copilot_note(ctx, state, ui, t("ui.need_previous_pick", ui))
+        spec = f"redo {str(prev_sid).strip()}"
     view = graph.start_session(
-        plan_with_self_check(plan or "capacity", self_check),
+        plan_with_self_check(spec, self_check),
         lang_of(lang),
         "copilot",
         owner=ctx.owner_of(owner_v, request),
@@ -465,13 +536,16 @@ def decision_labels(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_
     ui = lang_of(ui_v)
     draft = state.get("draft") if state else None
     score = draft.get("scores", {}).get(dim) if draft and dim else None
-    if not draft or score is None:
-        return [gr.update(value=t("ui.accept_draft", ui)), gr.update(value=t("ui.save_override", ui))]
+    if not draft or score is None:  # nothing to act on: no answer in the round under way yet
+        return [
+            gr.update(value=t("ui.accept_draft", ui), interactive=False),
+            gr.update(value=t("ui.save_override", ui), interactive=False),
+        ]
     named = {
         "round": views.round_title(ctx.rubric, draft.get("round"), ui),
         "dimension": views.dim_title(ctx.rubric, str(dim), ui),
     }
     return [
-        gr.update(value=t("ui.accept_on", ui, score=score, **named)),
-        gr.update(value=t("ui.override_on", ui, **named)),
+        gr.update(value=t("ui.accept_on", ui, score=score, **named), interactive=True),
+        gr.update(value=t("ui.override_on", ui, **named), interactive=True),
     ]
