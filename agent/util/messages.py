@@ -171,3 +171,16 @@ def bold_label(label: str, lang: Lang) -> str:
 def labelled(label: str, text: str, lang: Lang) -> str:
     """A bold label, its colon and what it labels: "**Question:** …" / "**问题**：…"."""
     return bold_label(label, lang) + ("" if lang == "zh" else " ") + text
+
+
+def then(first: str, second: str, lang: Lang) -> str:
+    """Two texts one after the other: "first — second" in English; in Chinese "first——second", or the two
+    side by side when the first already ends a sentence ("……。覆盖了……")."""
+    if lang != "zh":
+        return f"{first} — {second}"
+    return first + ("" if first.rstrip().endswith(("。", "！", "？")) else "——") + second
+
+
+def sentences(parts: list[str], lang: Lang) -> str:
+    """Sentences one after the other: a space between them in English, none in Chinese."""
+    return ("" if lang == "zh" else " ").join(p.strip() for p in parts if p.strip())

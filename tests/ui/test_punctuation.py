@@ -4,8 +4,8 @@ tabs render for a session driven through their handlers (Practice: answers, a re
 banner, the conversation, the session's report; Co-pilot: the draft, a decision, the finished report;
 Review: the scores and the override log; the Markdown report), in each interface language:
 
-- Chinese: no ASCII colon after Chinese text ("标签:" or "**标签:**"), no space after a full-width colon
-  ("标签： 内容");
+- Chinese: no ASCII colon after Chinese text ("标签:" or "**标签:**"), no space after a full-width colon or
+  other Chinese punctuation ("标签： 内容", "……中的 2 项。 下次补充");
 - English: a colon is followed by a space ("Label:Text" is two texts joined without one).
 """
 
@@ -33,7 +33,8 @@ from agent.voice import Transcription, delivery_of
 CJK = r"[\u3400-\u9fff\u3000-\u303f\uff01-\uff60“”‘’…—]"
 """A Chinese character or Chinese punctuation."""
 ZH_ASCII_COLON = re.compile(CJK + r"[ \t]*:(?!//)")
-ZH_SPACE_AFTER_COLON = re.compile(r"：[ \t]+\S")
+ZH_SPACE_AFTER_COLON = re.compile(r"[：。；，！？][ \t]+[^\s|]")
+"""A space after Chinese punctuation, before more text ("标签： 内容", "……要点中的 2 项。 下次补充")."""
 EN_NO_SPACE = re.compile(r"(?<![\w./-])[A-Za-z]+[)\]]*:(?=[A-Za-z])")
 """A word (or a closing bracket or bold) then a colon then a letter: "time:The" (not "http://", "a.py:Sym",
 "08:30")."""
@@ -88,8 +89,9 @@ def test_the_rule_finds_the_joins_it_is_for() -> None:
     assert faults("- New this time:The block table", "en")
     assert faults("**问题（已回答）:** 权重是多少？", "zh")
     assert faults("**评分器：** 内置评分器", "zh")
+    assert faults("覆盖了 6 项期望要点中的 2 项。 下次补充：说出问题", "zh")
     assert not faults("**Question:** What is paged KV? See `vllm/a.py:KVCache` at 08:30, https://x.org", "en")
-    assert not faults("**问题**：权重是多少？ 用时 00:05 / 05:00", "zh")
+    assert not faults("**问题**：权重是多少？用时 00:05 / 05:00 | 覆盖了 2 项。 |", "zh")
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -8,7 +8,7 @@ from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui.views.insight import covered_ids, expected_items
 from agent.ui.views.text import bold_label, cut, dim_title, round_title, safe_md
-from agent.util.messages import t
+from agent.util.messages import sentences, t
 
 QUOTE_CHARS = 180
 """A quote in the round banner is cut to this many characters."""
@@ -47,8 +47,8 @@ def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui
             t("ui.dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("ui.dim_note_all", ui)
         )
     if ds and ds.caps:
-        parts.append("; ".join(cap_text(c, ui) for c in ds.caps))
-    return " ".join(parts)
+        parts.append(("；" if ui == "zh" else "; ").join(cap_text(c, ui) for c in ds.caps))
+    return sentences(parts, ui)
 
 
 def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool) -> str:

@@ -12,7 +12,7 @@ from agent.overrides import EffectiveScore, Override
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
 from agent.ui.views.text import colon, dim_title, round_title, safe_md
-from agent.util.messages import t
+from agent.util.messages import t, then
 
 
 def review_html(
@@ -57,7 +57,7 @@ def review_html(
                 f"{colon(ui)}{safe_md(o.reason)}</p>"
             )
         if ds:
-            why = f"{ds.level} — {why_text(ds, ui)}"
+            why = then(ds.level, why_text(ds, ui), ui)
             details.append(f"<p><b>{html.escape(t('ui.rationale', ui))}{colon(ui)}</b>{safe_md(why)}</p>")
         said = ra.quotes.get(e.dimension, [])[:quotes_shown]
         if said:

@@ -15,7 +15,7 @@ from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui.views.text import MISSING_SHOWN, bold_label, colon, dim_title, round_title, safe_md
-from agent.util.messages import t
+from agent.util.messages import t, then
 
 if TYPE_CHECKING:
     from agent.graph import Suggestion
@@ -32,7 +32,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         ds = reasons.get(d)
         why = ""
         if ds:  # the level reached, then how the checklist got there (missing items are listed below)
-            why = f"{ds.level} — {why_text(ds, lang, missing=False)}"
+            why = then(ds.level, why_text(ds, lang, missing=False), lang)
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {safe_md(why)} |")
     out.append("")
     if ra.flags:
