@@ -536,3 +536,16 @@ def test_chinese_numerals_are_numbers_to_label(lex: Lexicon) -> None:
     assert digits.unlabeled_numbers == ["3", "60"], digits.unlabeled_numbers
     labelled = run_checks("project-experience", "吞吐提升了大概三倍（压测报告里的数），延迟降了百分之六十（同一份报告）。", lex)
     assert labelled.unlabeled_numbers == [] and not labelled.fabricated
+
+
+def test_an_incident_read_from_its_metrics_names_specifics(lex: Lexicon) -> None:
+    """The step's own metrics and the load's split ("同样 batch size 下的 step time", "original vs retry attempts",
+    a retry budget) are checkable specifics in either language; "看监控、查日志" names none."""
+    read = run_checks(
+        "incident",
+        "按 pod 对比 original vs retry attempts、running batch size，以及同样 batch size 下的 step time；给 retry 上 budget。",
+        lex,
+    )
+    assert len(read.specifics) >= 3
+    vague = run_checks("incident", "先看监控、查日志，找到原因后再处理，必要时回滚。", lex)
+    assert vague.specifics == []
