@@ -21,7 +21,7 @@ from agent.util.messages import (
 )
 
 AGENT = repo_root() / "agent"
-ROOMS = {"ui", "interview", "package", "report"}
+ROOMS = {"ui", "interview", "package", "report", "labels"}
 
 
 def test_every_message_has_both_languages_naming_the_same_fields() -> None:
@@ -130,15 +130,15 @@ def test_every_key_written_in_the_code_is_in_the_catalogue() -> None:
 
 
 def test_no_language_table_is_left_in_python() -> None:
-    """The app's sentences are data now: no `"zh": "…"` table is left in agent/ but the flag and cap labels
-    (agent/contracts/labels.py: a name and a line each) and the bias probes' fixed sentences
-    (agent/calibration/probes.py: inputs of a measurement, not messages)."""
+    """The app's sentences are data now: no `"zh": "…"` table is left in agent/ but the bias probes' fixed
+    sentences (agent/calibration/probes.py: inputs of a measurement, not messages). The flag, cap and judge
+    labels are messages/labels.yaml (tests/contracts/test_labels.py)."""
     left = [
         str(p.relative_to(repo_root()))
         for p in AGENT.rglob("*.py")
         if any(s in p.read_text(encoding="utf-8") for s in ('"zh": "', '"zh": ('))
     ]
-    assert sorted(left) == ["agent/calibration/probes.py", "agent/contracts/labels.py"], left
+    assert sorted(left) == ["agent/calibration/probes.py"], left
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
