@@ -134,7 +134,8 @@ def assess_answer(
     whole = Answer.of(answer)
     text = whole.text
     all_sents = list(whole.sents)
-    inj = {s.idx for s in injected(all_sents, rubric.lexicon, text)}
+    addressed = injected(all_sents, rubric.lexicon, text)
+    inj = {s.idx for s in addressed}
     clean = [s for s in all_sents if s.idx not in inj]
     found: list[Snippet] = []
     if sources is not None:
@@ -156,6 +157,7 @@ def assess_answer(
         rollback_cues=common.get(hp.rollback_item or ""),
         given_text=given_text(rubric, round_id, capacity_params),
         topic=topic_terms(rubric, round_id),
+        injected_sents=addressed,
     )
     checks.misconceptions = find_misconceptions(rubric, round_id, clean)
     matches = [match_question(rubric, round_id, q) for q in whole.questions]

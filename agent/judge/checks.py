@@ -222,11 +222,12 @@ def run_checks(
     rollback_cues: Cues | None = None,
     given_text: str = "",
     topic: Sequence[str] = (),
+    injected_sents: Sequence[Sentence] | None = None,
 ) -> Checks:
     """All deterministic checks of one round's answer (`given_text`: the round's prompt, whose numbers
-    are given)."""
+    are given; `injected_sents`: `injected(sents, lex, answer)` when the caller has it already)."""
     all_sents = list(sents) if sents is not None else sentences(answer)
-    inj = injected(all_sents, lex, answer)
+    inj = list(injected_sents) if injected_sents is not None else injected(all_sents, lex, answer)
     inj_ids = {s.idx for s in inj}
     clean = [s for s in all_sents if s.idx not in inj_ids]
     taken_back = retracted(clean, lex)
