@@ -149,6 +149,10 @@ def test_copilot_redo_asks_which_session_and_decisions_act_on_the_round_under_wa
     option = page.get_by_role("option").filter(has_text=sid)
     assert seen["mode"] in option.inner_text() and seen["concepts_title"] in option.inner_text()
     option.click()
+    # a long name ends in an ellipsis before the list's arrow, not under it
+    assert page.locator("#copilot-previous input").evaluate(
+        "e => getComputedStyle(e).textOverflow === 'ellipsis' && parseFloat(getComputedStyle(e).paddingRight) >= 20"
+    )
     _shot(page, screenshots, f"issue12-5a-copilot-redo-{lang}")
     page.locator("#copilot-start").click()
     page.wait_for_function(
