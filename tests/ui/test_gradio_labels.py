@@ -140,7 +140,12 @@ def test_gradio_labels_follow_the_switch(browser: Browser, served: Served, scree
     _wait_labels(page, "#practice-question-audio", ["Download", "Share"])
     mic = page.locator("#practice-mic")
     mic.get_by_role("button", name="Record", exact=True).click()
-    mic.get_by_role("button", name="Stop", exact=True).click()
+    stop = mic.get_by_role("button", name="Stop", exact=True)
+    stop.wait_for()
+    # a recording with sound in it: stopped the moment it starts, on a loaded machine it can hold nothing and show
+    # no player (a clean-clone run waited 60 s for the player's labels)
+    page.wait_for_timeout(1500)
+    stop.click()
     _player_labels(page, "en")
     # the question's speech played (stopped here): a switch must not play it again
     page.wait_for_function(PLAYING_JS, arg=["Pause", "Play"])  # it is loaded: it plays or has played
