@@ -52,13 +52,12 @@ def without_wrong_claims(fill: Fill, wrong: Sequence[MisconceptionFinding]) -> F
     """An item whose quote holds a sentence that asserts a wrong mechanism (or lies inside one) is not covered:
     the words of "the seed makes it reproducible on any batch" would otherwise cover the very item it gets wrong,
     and the report would show the wrong claim as evidence. Either judge's quotes are held to this."""
-    bad = [" ".join(m.quote.split()) for m in wrong if "accuracy" in m.dimensions]
+    bad = [m.quote for m in wrong if "accuracy" in m.dimensions]
     if not bad:
         return fill
 
     def holds(quote: str) -> bool:
-        q = " ".join(quote.split())
-        return any(b in q or q in b for b in bad)
+        return any(quote_in(b, quote) or quote_in(quote, b) for b in bad)
 
     items = [
         i.model_copy(update={"covered": False, "note": "the quote asserts a wrong claim"})
