@@ -332,9 +332,12 @@ def documented_turns(sents: Sequence[Sentence], lex: Lexicon) -> set[int]:
     need = lex.measurement_conditions_documented
     out: set[int] = set()
     for turn in sorted({s.turn for s in sents}):
+        if out:  # a follow-up after a documented answer
+            out.add(turn)
+            continue
         text = " ".join(s.lower for s in sents if s.turn == turn)
         conditions = sum(1 for t in lex.measurement_conditions if any_term(text, [t]))
-        if out or (conditions >= need and any_term(text, lex.artifacts)):
+        if conditions >= need and any_term(text, lex.artifacts):
             out.add(turn)
     return out
 
