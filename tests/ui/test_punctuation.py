@@ -25,7 +25,9 @@ from agent.graph.report import session_markdown
 from agent.overrides import effective_scores
 from agent.ui import views
 from agent.ui.context import AppContext
-from agent.ui.tabs import copilot, review
+from agent.ui.tabs import review
+from agent.ui.tabs.copilot import decisions, turns
+from agent.ui.tabs.copilot import sessions as copilot_sessions
 from agent.ui.tabs.practice import answers, retry, sessions
 from agent.util.messages import catalogue
 from agent.voice import Transcription, delivery_of
@@ -141,14 +143,14 @@ def test_what_the_tabs_render_joins_with_the_interface_language_s_punctuation(
     ]
 
     # Co-pilot: an answer, its draft, an accept and an override, the round closed
-    c = seen("copilot start", copilot.start_copilot(ctx, "concepts", ui, {}, ui, owner, request))[0]
-    c = seen("copilot answer", copilot.record_answer(ctx, first, c, ui, owner, request))[0]
+    c = seen("copilot start", copilot_sessions.start_copilot(ctx, "concepts", ui, {}, ui, owner, request))[0]
+    c = seen("copilot answer", turns.record_answer(ctx, first, c, ui, owner, request))[0]
     shown["copilot decide"] = [
-        copilot.decide(ctx, True, c, "accuracy", 3, "", "rita", ui, request),
-        copilot.decide(ctx, False, c, "evidence", 4, "named the files", "rita", ui, request),
+        decisions.decide(ctx, True, c, "accuracy", 3, "", "rita", ui, request),
+        decisions.decide(ctx, False, c, "evidence", 4, "named the files", "rita", ui, request),
     ]
-    seen("copilot labels", copilot.decision_labels(ctx, c, "accuracy", ui))
-    seen("copilot closed", copilot.close_copilot_round(ctx, c, ui, owner, request))
+    seen("copilot labels", decisions.decision_labels(ctx, c, "accuracy", ui))
+    seen("copilot closed", turns.close_copilot_round(ctx, c, ui, owner, request))
 
     # Review: the practice session's scores and an override
     rows = ctx.services.overrides.rows(c["sid"])

@@ -12,7 +12,9 @@ import gradio as gr
 from agent import graph
 from agent.ui import views
 from agent.ui.context import AppContext
-from agent.ui.tabs import copilot, shared
+from agent.ui.tabs import shared
+from agent.ui.tabs.copilot import decisions, turns
+from agent.ui.tabs.copilot import sessions as copilot_sessions
 from agent.ui.tabs.practice import screen, sessions
 
 
@@ -61,7 +63,7 @@ def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> Non
     request = cast(gr.Request, SimpleNamespace(username=None, session_hash="page-1"))
 
     def start(plan: str, box: bool) -> list[Any]:
-        return copilot.start_copilot(ctx, plan, "zh", {}, "en", "tab:me", request, box)
+        return copilot_sessions.start_copilot(ctx, plan, "zh", {}, "en", "tab:me", request, box)
 
     out = start("capacity", True)
     view = graph.get_session(out[0]["sid"], owner="tab:me")
@@ -72,17 +74,17 @@ def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> Non
     assert graph.get_session(start("self-check", True)[0]["sid"], owner="tab:me").plan == "self-check"
     assert graph.get_session(start("full", False)[0]["sid"], owner="tab:me").plan == "full"
     # a resumed session sets the box as it has it; a step within the session leaves the set-up alone
-    resumed = copilot.resume_copilot(ctx, view.session_id, {}, "en", "tab:me", request)
+    resumed = copilot_sessions.resume_copilot(ctx, view.session_id, {}, "en", "tab:me", request)
     assert resumed[-2]["value"] is True
-    saved = copilot.record_answer(
+    saved = turns.record_answer(
         ctx, "Weights: 40e9 x 2 B = 80e9 B (derived).", resumed[0], "en", "tab:me", request
     )
-    closed = copilot.close_copilot_round(ctx, saved[0], "en", "tab:me", request)
+    closed = turns.close_copilot_round(ctx, saved[0], "en", "tab:me", request)
     assert saved[-4:] == closed[-4:] == [gr.update()] * 4
     assert closed[0]["round"] == "self-check" and closed[0]["question"].startswith("自检第 1 题")
     # the closed round's draft is no longer there to act on: Accept and Override are refused (and off)
     assert saved[0]["draft"]["round"] == "capacity" and closed[0]["draft"] is None
-    refused = copilot.decide(ctx, True, closed[0], "accuracy", 3, "", "rita", "en", request)
+    refused = decisions.decide(ctx, True, closed[0], "accuracy", 3, "", "rita", "en", request)
     assert refused.startswith("⚠️") and "under way" in refused
     # a redo needs the session to redo: refused without one, box or not
     assert "session to redo" in start("redo", True)[11]

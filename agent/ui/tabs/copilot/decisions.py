@@ -1,0 +1,106 @@
+"""The interviewer's decision on a draft score of the round under way: Accept it, or Save an override with
+a reason, both written to the override log; and what the two buttons say (the round, the dimension and the
+draft score they act on)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from agent.contracts.report import JudgeInfo, RoundAssessment
+from agent.overrides import Override, OverrideLogError
+from agent.ui import views
+from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.shared import log_override
+from agent.util.messages import t
+
+
+def judge_info(ctx: AppContext, ra: RoundAssessment | None) -> JudgeInfo:
+    if ra is not None and ra.judge is not None:
+        return ra.judge
+    from agent.graph.context import graph_context
+
+    return graph_context(ctx.rubric).info
+
+
+def decide(
+    ctx: AppContext,
+    accept: bool,
+    state: dict[str, Any],
+    dim: str,
+    score: float,
+    reason: str,
+    reviewer: str,
+    ui_v: str,
+    request: gr.Request,
+) -> str:
+    ui = lang_of(ui_v)
+    draft = state.get("draft")
+    if not state.get("sid") or not draft:
+        return f"⚠️ {t('ui.no_draft', ui)}"
+    ra = RoundAssessment.model_validate(draft)
+    judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
+    if judge_score is None:
+        return f"⚠️ {t('ui.need_round_dim', ui)}"
+    if accept:
+        try:
+            standing = latest_decision(ctx, state["sid"], ra.round, dim)
+        except OverrideLogError as e:
+            return f"⚠️ {t('ui.override_failed', ui, why=str(e))}"
+        if standing is not None:
+            named = {
+                "round": views.round_title(ctx.rubric, ra.round, ui),
+                "dimension": views.dim_title(ctx.rubric, dim, ui),
+            }
+            if standing.human_score == judge_score:  # it already stands at the draft's score
+                return f"✓ {t('ui.accept_already', ui, score=judge_score, id=standing.id, **named)}"
+            if standing.human_score != standing.judge_score:  # an override the accept would undo
+                return "⚠️ " + t(
+                    "ui.accept_refused",
+                    ui,
+                    human=standing.human_score,
+                    reviewer=standing.reviewer,
+                    id=standing.id,
+                    judge=judge_score,
+                    **named,
+                )
+    return log_override(
+        ctx,
+        report_id=state["sid"],
+        round_id=ra.round,
+        dim=dim,
+        judge_score=judge_score,
+        human=judge_score if accept else int(score),
+        reason=(reason or t("ui.accepted_reason", ui)) if accept else reason,
+        reviewer=reviewer,
+        info=judge_info(ctx, ra),
+        ui=ui,
+        request=request,
+    )
+
+
+def latest_decision(ctx: AppContext, sid: str, round_id: str, dim: str) -> Override | None:
+    """The log's latest row for the session's round and dimension (what stands now), or None."""
+    rows = [r for r in ctx.services.overrides.rows(sid) if r.round == round_id and r.dimension == dim]
+    return max(rows, key=lambda r: r.id) if rows else None
+
+
+def decision_labels(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_v: str) -> list[Any]:
+    """Accept and Override name the round and dimension they act on, and the draft score Accept keeps."""
+    ui = lang_of(ui_v)
+    draft = state.get("draft") if state else None
+    score = draft.get("scores", {}).get(dim) if draft and dim else None
+    if not draft or score is None:  # nothing to act on: no answer in the round under way yet
+        return [
+            gr.update(value=t("ui.accept_draft", ui), interactive=False),
+            gr.update(value=t("ui.save_override", ui), interactive=False),
+        ]
+    named = {
+        "round": views.round_title(ctx.rubric, draft.get("round"), ui),
+        "dimension": views.dim_title(ctx.rubric, str(dim), ui),
+    }
+    return [
+        gr.update(value=t("ui.accept_on", ui, score=score, **named), interactive=True),
+        gr.update(value=t("ui.override_on", ui, **named), interactive=True),
+    ]

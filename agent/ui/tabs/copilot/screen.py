@@ -1,0 +1,163 @@
+"""What the Co-pilot tab shows of a session: the outputs of every event (`copilot_out`: whose turn it is,
+the question asked or just answered, the suggestions, the draft scores, the controls as the session has
+them), and what the language switch renders again (`rerender`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.graph import SessionError, SessionView
+from agent.graph.report import session_markdown
+from agent.rubric.model import Lang
+from agent.ui import views
+from agent.ui.context import AppContext
+from agent.ui.tabs.shared import (
+    plan_controls,
+    progress,
+    question_md,
+    round_text,
+    self_check_box,
+    snippets_for,
+    view_state,
+)
+from agent.util.messages import t
+
+CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
+"""Outputs of `copilot_out` after the raw session: with the answer box, the follow-up pick and the next
+question, what moves a co-pilot session on; off once the session is finished."""
+SET_UP = ("plan", "session_language", "self_check", "previous_session")
+"""The last outputs of `copilot_out`: the set-up controls, as the session on screen has them."""
+
+
+def copilot_out(
+    ctx: AppContext,
+    view: SessionView | None,
+    prev: dict[str, Any],
+    ui: Lang,
+    *,
+    note: str | None = None,
+    keep: str = "",
+) -> list[Any]:
+    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
+    A session newly on screen (started or resumed) sets the plan, the interview language and the
+    self-check box as it has them."""
+    if view is None:
+        return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()] + [
+            gr.update()
+        ] * (len(CONTROLS) + len(SET_UP))
+    ra = view.last_assessment
+    state = view_state(view)
+    # the draft Accept and Override act on: the last answer's, while its round is under way (a closed
+    # round's scores are changed in Review)
+    state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra and draft_open(view) else None
+    answered = prev.get("sid") == view.session_id and view.awaiting == "interviewer"
+    if view.question is None and view.awaiting == "interviewer":
+        # the answer is saved and the next question not asked yet: the question answered stays on screen
+        state.update(answered_question(view))
+    choices = [sg.text for sg in view.suggestions]
+    done = view.status == "done"
+    notes = [
+        n for n in (note, view.notice, view.message, t("ui.copilot_finished", ui) if done else None) if n
+    ]
+    on = gr.update(interactive=not done)
+    plan, lang, previous, self_check = (
+        plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
+    )
+    return [
+        state,
+        view.session_id,
+        progress(ctx, state, ui),
+        question_md(state, ui),
+        waiting_md(view, ui),
+        gr.update(interactive=not done, **answer_box(view, answered, keep)),
+        views.suggestions_md(view.suggestions, ui) if not done else "",
+        gr.update(choices=choices, value=None, interactive=not done),
+        gr.update(value=choices[0] if choices and answered else "", interactive=not done),
+        draft_md(ctx, view, ui),
+        snippets_for(ctx, round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
+        "\n\n".join(notes),
+        json.loads(view.model_dump_json(exclude={"report"})),
+        *[on] * len(CONTROLS),
+        plan,
+        lang,
+        self_check_box(self_check, view),
+        previous,
+    ]
+
+
+def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
+    """The tab as it was, with `note` as its status and `keep` (or nothing) in the answer box."""
+    return copilot_out(ctx, None, state, ui, note=note, keep=keep or "")
+
+
+def waiting_md(view: SessionView, ui: Lang) -> str:
+    """Whose turn it is: the candidate's answer or the interviewer's next question."""
+    who = {"candidate": "ui.who_candidate", "interviewer": "ui.who_interviewer"}.get(view.awaiting or "")
+    return t("ui.waiting_for", ui, who=t(who, ui)) if who and view.status != "done" else ""
+
+
+def draft_open(view: SessionView) -> bool:
+    """Whether the last answer's draft belongs to the round under way (Accept and Override act on it): not
+    once its round is closed (the next round's first answer brings the next draft), nor once the session is
+    finished."""
+    ra = view.last_assessment
+    return ra is not None and view.status != "done" and ra.round == view.round
+
+
+def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
+    """The last answer's draft scores (a closed round's scores, said to be closed), or the session's report
+    once it is finished."""
+    if view.report:
+        return session_markdown(view.report, ctx.rubric)
+    ra = view.last_assessment
+    if ra is None:
+        return ""
+    if draft_open(view):
+        return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores")
+    closed = views.assessment_md(ra, ctx.rubric, ui, heading="ui.closed_scores")
+    return f"{closed}\n\n{t('ui.closed_scores_note', ui)}"
+
+
+def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
+    """What the tab shows of its session, in the interface language `ui` (the language switch): whose turn
+    it is, the suggestions' heading, the draft scores and the vLLM sources."""
+    if not state.get("sid"):
+        return [gr.update()] * 4
+    try:
+        view = graph.get_session(state["sid"], owner=owner)
+    except SessionError:
+        return [gr.update()] * 4
+    ra = view.last_assessment
+    text = round_text(view, ra.round) if ra else ""
+    return [
+        waiting_md(view, ui),
+        views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
+        draft_md(ctx, view, ui),
+        snippets_for(ctx, text, ui) if text.strip() else gr.update(),
+    ]
+
+
+def answer_box(view: SessionView, answered: bool, keep: str) -> dict[str, Any]:
+    """The answer box's new value: kept when the input was refused, emptied once an answer is saved or the
+    candidate is to answer, else as it is (no value)."""
+    if view.message:
+        return {"value": keep}
+    if answered or view.awaiting == "candidate" or view.status == "done":
+        return {"value": ""}
+    return {}
+
+
+def answered_question(view: SessionView) -> dict[str, Any]:
+    """The question the candidate just answered (the round's last interviewer turn) and its kind, for
+    `view_state`, marked answered."""
+    tr = next((r for r in view.transcript.rounds if r.round == view.round), None)
+    at = [i for i, x in enumerate(tr.turns) if x.role == "interviewer"] if tr else []
+    if tr is None or not at:
+        return {}
+    until = tr.model_copy(update={"turns": tr.turns[: at[-1] + 1]})  # as it stood when it was asked
+    asked = tr.turns[at[-1]].text
+    return {"question": asked, "kind": views.question_kind(until, asked, max_followups=0), "answered": True}

@@ -1,0 +1,76 @@
+"""Opening a co-pilot session: Start (a plan, the interview language, the self-check box; a redo of one of
+the interviewer's finished sessions, picked from a list) and Resume by id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from agent import graph
+from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
+from agent.ui.tabs.shared import plan_with_self_check, session_errors_noted
+from agent.util.messages import t
+
+
+@session_errors_noted(copilot_note)
+def start_copilot(
+    ctx: AppContext,
+    plan: str,
+    lang: str,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+    self_check: bool = False,
+    prev_sid: str | None = "",
+) -> list[Any]:
+    """Start a co-pilot session with `plan`, the self-check round added after its last round when
+    `self_check` is ticked (as in Practice); a redo of `prev_sid`, a session of the interviewer's (its two
+    weakest rounds asked again)."""
+    ui = lang_of(ui_v)
+    spec = plan or "capacity"
+    if spec == "redo":
+        if not (prev_sid or "").strip():
+            return copilot_note(ctx, state, ui, t("ui.need_previous_pick", ui))
+        spec = f"redo {str(prev_sid).strip()}"
+    view = graph.start_session(
+        plan_with_self_check(spec, self_check),
+        lang_of(lang),
+        "copilot",
+        owner=ctx.owner_of(owner_v, request),
+    )
+    return copilot_out(ctx, view, {}, ui, note=t("ui.started", ui, sid=view.session_id))
+
+
+@session_errors_noted(copilot_note)
+def resume_copilot(
+    ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    ui = lang_of(ui_v)
+    view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
+    return copilot_out(ctx, view, {}, ui, note=t("ui.resumed", ui, sid=view.session_id))
+
+
+def redo_choices(
+    ctx: AppContext, plan: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> Any:
+    """The session to redo: shown for the redo plan, listing the interviewer's finished sessions by plan and
+    date (the id last; an id may be typed too)."""
+    if plan != "redo":
+        return gr.update(visible=False)
+    ui = lang_of(ui_v)
+    choices = []
+    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
+        if s.status != "done":
+            continue
+        when = s.updated_at[:16].replace("T", " ")
+        name = t(
+            "ui.redo_item", ui, plan=ctx.plan_name(s.plan, ui), mode=t(f"ui.mode_{s.mode}", ui), when=when
+        )
+        choices.append((f"{name} · {s.session_id}", s.session_id))
+    return gr.update(visible=True, choices=choices[:REDO_SHOWN])
+
+
+REDO_SHOWN = 30

@@ -1,0 +1,199 @@
+"""Co-pilot: the tab's components and events; what they call is in the modules beside this one."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from agent.ui.context import LANG_CHOICES, AppContext
+from agent.ui.tabs.copilot.decisions import decide, decision_labels
+from agent.ui.tabs.copilot.screen import CONTROLS, rerender
+from agent.ui.tabs.copilot.sessions import redo_choices, resume_copilot, start_copilot
+from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
+from agent.ui.tabs.shared import SessionPane, follow_ui_language, self_check_info, transcribe_into
+from agent.util.messages import t
+
+
+def build(ctx: AppContext) -> SessionPane:
+    """The tab and its events; returns what the language switch re-renders."""
+    T = ctx.texts
+    ui_lang = ctx.ui_lang
+    with gr.Tab(t("ui.tab_copilot", ui_lang), id="copilot") as tab_copilot:
+        T.register(tab_copilot, {"label": "ui.tab_copilot"})
+        c_state = gr.State({})
+        T(gr.Markdown, {"value": "ui.copilot_intro"})
+        with gr.Row():
+            c_plan = T(
+                gr.Dropdown,
+                {"label": "ui.plan", "choices": ctx.plan_choices},
+                value="capacity",
+                scale=2,
+                elem_id="copilot-plan",
+            )
+            # a redo asks the two weakest rounds of a session of the interviewer's again: which one
+            c_prev = T(
+                gr.Dropdown,
+                {"label": "ui.redo_of", "info": "ui.redo_of_info"},
+                choices=[],
+                value="",  # (the API's default: no redo)
+                allow_custom_value=True,
+                visible=False,
+                scale=2,
+                elem_id="copilot-previous",
+            )
+            c_lang = T(
+                gr.Radio,
+                {"label": "ui.session_language"},
+                choices=LANG_CHOICES,
+                value=ui_lang,
+                scale=1,
+                elem_id="copilot-lang",
+            )
+            c_self_check = T(
+                gr.Checkbox,
+                {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
+                value=False,
+                scale=1,
+                elem_id="copilot-self-check",
+            )
+            c_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="copilot-start")
+        with gr.Row():
+            c_sid = T(
+                gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
+            )
+            c_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2)
+            c_resume = T(gr.Button, {"value": "ui.resume"}, scale=1)
+        c_progress = gr.HTML("", elem_id="copilot-progress")
+        c_question = gr.Markdown("", elem_id="copilot-question")
+        c_waiting = gr.Markdown("")
+        with gr.Row():
+            with gr.Column(scale=3):
+                c_answer = T(gr.Textbox, {"label": "ui.candidate_answer"}, lines=5, elem_id="copilot-answer")
+                c_mic = T(
+                    gr.Audio,
+                    {"label": "ui.record"},
+                    sources=["microphone", "upload"],
+                    type="filepath",
+                    elem_id="copilot-mic",
+                )
+                with gr.Row():
+                    c_transcribe = T(gr.Button, {"value": "ui.transcribe"}, elem_id="copilot-transcribe")
+                    c_record = T(
+                        gr.Button, {"value": "ui.save_answer"}, variant="primary", elem_id="copilot-record"
+                    )
+            with gr.Column(scale=3):
+                c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
+                c_pick = T(gr.Radio, {"label": "ui.pick_followup"}, choices=[], elem_id="copilot-pick")
+                c_next = T(gr.Textbox, {"label": "ui.next_question"}, lines=2, elem_id="copilot-next")
+                with gr.Row():
+                    c_ask = T(gr.Button, {"value": "ui.ask"}, variant="primary", elem_id="copilot-ask")
+                    c_close = T(gr.Button, {"value": "ui.close_round"}, elem_id="copilot-close")
+        c_status = gr.Markdown("", elem_id="copilot-status")
+        with gr.Row():
+            with gr.Column(scale=3):
+                c_draft = gr.Markdown("", elem_id="copilot-draft", elem_classes=["coach-md"])
+            with gr.Column(scale=2):
+                c_sources = gr.Markdown("")
+        with gr.Group():
+            with gr.Row():
+                c_dim = T(
+                    gr.Dropdown,
+                    {"label": "ui.dimension", "choices": ctx.dim_choices},
+                    value="accuracy",
+                    elem_id="copilot-dim",
+                )
+                c_score = T(
+                    gr.Slider,
+                    {"label": "ui.new_score"},
+                    minimum=1,
+                    maximum=5,
+                    step=1,
+                    value=3,
+                    elem_id="copilot-score",
+                )
+                c_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, elem_id="copilot-reviewer")
+            c_reason = T(gr.Textbox, {"label": "ui.reason"}, elem_id="copilot-reason")
+            with gr.Row():
+                # their labels name the round and dimension they act on (decision_labels), in the language
+                # off until there is a draft of the round under way (decision_labels)
+                c_accept = gr.Button(
+                    t("ui.accept_draft", ui_lang), interactive=False, elem_id="copilot-accept"
+                )
+                c_override = gr.Button(
+                    t("ui.save_override", ui_lang),
+                    variant="primary",
+                    interactive=False,
+                    elem_id="copilot-override",
+                )
+            c_log_status = gr.Markdown("", elem_id="copilot-log-status")
+        with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
+            c_view = gr.JSON(None)
+
+    outputs = [
+        c_state,
+        c_sid,
+        c_progress,
+        c_question,
+        c_waiting,
+        c_answer,
+        c_suggestions,
+        c_pick,
+        c_next,
+        c_draft,
+        c_sources,
+        c_status,
+        c_view,
+        *(controls := [c_mic, c_transcribe, c_record, c_ask, c_close]),
+        # last, so the API's earlier outputs keep their places: the set-up as the session has it
+        c_plan,
+        c_lang,
+        c_self_check,
+        c_prev,
+    ]
+    assert len(controls) == len(CONTROLS)
+    common = ctx.common
+    bind = ctx.bind
+    c_start.click(
+        bind(start_copilot),
+        [c_plan, c_lang, c_state, *common, c_self_check, c_prev],
+        outputs,
+        api_name="start_copilot",
+    )
+    gr.on(
+        [c_plan.change, ctx.ui.change],
+        bind(redo_choices),
+        [c_plan, *common],
+        c_prev,
+        api_name="copilot_redo_choices",
+        show_progress="hidden",
+    )
+    follow_ui_language(ctx, c_lang, c_state, "copilot")
+    c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
+    c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
+    c_ask.click(bind(ask_question), [c_next, c_state, *common], outputs, api_name="ask_question")
+    c_close.click(bind(close_copilot_round), [c_state, *common], outputs, api_name="close_copilot_round")
+    c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
+    gr.on(
+        [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
+        bind(transcribe_into),
+        [c_mic, c_answer, c_state, c_lang, ctx.ui],
+        [c_answer, c_status],
+        api_name="transcribe_copilot",
+    )
+    decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ctx.ui]
+    c_accept.click(bind(decide, True), decide_inputs, c_log_status, api_name="copilot_accept")
+    c_override.click(bind(decide, False), decide_inputs, c_log_status, api_name="copilot_override")
+    gr.on(
+        [c_state.change, c_dim.change, ctx.ui.change],
+        bind(decision_labels),
+        [c_state, c_dim, ctx.ui],
+        [c_accept, c_override],
+        api_name="copilot_decision_labels",
+        show_progress="hidden",
+    )
+    return SessionPane(
+        state=c_state,
+        question=c_question,
+        progress=c_progress,
+        rerendered=[c_waiting, c_suggestions, c_draft, c_sources],
+        rerender=rerender,
+    )
