@@ -20,7 +20,7 @@ from agent.graph.session import MAX_FOLLOWUPS
 from agent.overrides import NewOverride, OverrideLogError
 from agent.rubric.model import DIMENSIONS, SELF_CHECK, Lang
 from agent.ui import views
-from agent.ui.context import AppContext, lang_of
+from agent.ui.context import LANG_CHOICES, AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
 from agent.util.messages import labelled, t
@@ -50,6 +50,97 @@ class SessionPane:
     rerender: Callable[[AppContext, dict[str, Any], Lang, str], list[Any]] | None = None
 
 
+def session_tab(ctx: AppContext, name: str, tab_id: str) -> gr.Tab:
+    """A session tab (Practice, Co-pilot), named by the message `name` in the interface language (and again
+    on each switch); its components are made inside `with session_tab(…):`."""
+    tab = gr.Tab(t(name, ctx.ui_lang), id=tab_id)
+    ctx.texts.register(tab, {"label": name})
+    return tab
+
+
+def recorder(ctx: AppContext, elem_id: str, **layout: Any) -> gr.Audio:
+    """The microphone, or an uploaded recording, for an answer spoken (`transcribe` puts it in the box)."""
+    return ctx.texts(
+        gr.Audio,
+        {"label": "ui.record"},
+        sources=["microphone", "upload"],
+        type="filepath",
+        elem_id=elem_id,
+        **layout,
+    )
+
+
+def raw_session(ctx: AppContext) -> gr.JSON:
+    """The session as the graph gives it (`SessionView`, without its report), folded away at the tab's end."""
+    with ctx.texts(gr.Accordion, {"label": "ui.raw_json"}, open=False):
+        return gr.JSON(None)
+
+
+@dataclass(frozen=True)
+class PlanIds:
+    """The element ids of a tab's set-up row (`plan_row`), for tests and scripts."""
+
+    plan: str
+    lang: str
+    self_check: str
+    start: str
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """A session tab's set-up row (Practice, Co-pilot), as `plan_row` builds it: the plan, the session to
+    redo, the interview language, the self-check box and Start."""
+
+    plan: gr.Dropdown
+    previous: gr.components.Component
+    lang: gr.Radio
+    self_check: gr.Checkbox
+    start: gr.Button
+
+
+def plan_row(
+    ctx: AppContext,
+    state: gr.State,
+    tab: str,
+    *,
+    plan: str,
+    ids: PlanIds,
+    previous: Callable[[], gr.components.Component],
+) -> PlanRow:
+    """The set-up row of the tab `tab` ("practice", "copilot": its events' api names), whose session is
+    kept in `state`: the plan list with `plan` chosen, `previous()` (the session to redo), the interview
+    language (following the interface language until picked: `follow_ui_language`), the self-check box and
+    Start, with the element ids `ids`."""
+    T = ctx.texts
+    with gr.Row():
+        plan_c = T(
+            gr.Dropdown,
+            {"label": "ui.plan", "choices": ctx.plan_choices},
+            value=plan,
+            scale=2,
+            elem_id=ids.plan,
+        )
+        prev = previous()
+        lang = T(
+            gr.Radio,
+            {"label": "ui.session_language"},
+            choices=LANG_CHOICES,
+            value=ctx.ui_lang,
+            scale=1,
+            elem_id=ids.lang,
+        )
+        self_check = T(
+            gr.Checkbox,
+            {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
+            value=False,
+            scale=1,
+            elem_id=ids.self_check,
+        )
+        start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id=ids.start)
+    follow_ui_language(ctx, lang, state, tab)
+    return PlanRow(plan_c, prev, lang, self_check, start)
+
+
 def self_check_info(ctx: AppContext, lang: Lang) -> str:
     """The self-check box's hint (Practice and Co-pilot): what the round is and its minutes."""
     return t("ui.add_self_check_info", lang, minutes=ctx.rubric.round(SELF_CHECK).minutes)
@@ -60,6 +151,18 @@ def plan_with_self_check(spec: str, self_check: bool) -> str:
     self-check round added after its last round when the box is ticked (`full self-check`); the
     self-check plan itself adds nothing."""
     return f"{spec} {ADD_SELF_CHECK}" if self_check and spec != SELF_CHECK else spec
+
+
+def start_plan(plan: str | None, default: str, prev_sid: str | None, self_check: bool) -> str | None:
+    """The plan word Start begins a session with: the plan chosen (`default` when none), "redo ID" for the
+    redo of `prev_sid`, the self-check round added when the box is ticked (`plan_with_self_check`); None for
+    a redo without the session to redo."""
+    spec = plan or default
+    if spec == "redo":
+        if not (prev_sid or "").strip():
+            return None
+        spec = f"redo {str(prev_sid).strip()}"
+    return plan_with_self_check(spec, self_check)
 
 
 def plan_controls(view: SessionView) -> list[Any]:

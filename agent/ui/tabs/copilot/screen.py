@@ -15,15 +15,7 @@ from agent.graph.report import session_markdown
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
-from agent.ui.tabs.shared import (
-    plan_controls,
-    progress,
-    question_md,
-    round_text,
-    self_check_box,
-    snippets_for,
-    view_state,
-)
+from agent.ui.tabs import shared
 from agent.util.messages import t
 
 CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
@@ -50,7 +42,7 @@ def copilot_out(
             gr.update()
         ] * (len(CONTROLS) + len(SET_UP))
     ra = view.last_assessment
-    state = view_state(view)
+    state = shared.view_state(view)
     # the draft Accept and Override act on: the last answer's, while its round is under way (a closed
     # round's scores are changed in Review)
     state["draft"] = ra.model_dump(mode="json", exclude={"checklist"}) if ra and draft_open(view) else None
@@ -65,26 +57,26 @@ def copilot_out(
     ]
     on = gr.update(interactive=not done)
     plan, lang, previous, self_check = (
-        plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
+        shared.plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
     )
     return [
         state,
         view.session_id,
-        progress(ctx, state, ui),
-        question_md(state, ui),
+        shared.progress(ctx, state, ui),
+        shared.question_md(state, ui),
         waiting_md(view, ui),
         gr.update(interactive=not done, **answer_box(view, answered, keep)),
         views.suggestions_md(view.suggestions, ui) if not done else "",
         gr.update(choices=choices, value=None, interactive=not done),
         gr.update(value=choices[0] if choices and answered else "", interactive=not done),
         draft_md(ctx, view, ui),
-        snippets_for(ctx, round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
+        shared.snippets_for(ctx, shared.round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
         "\n\n".join(notes),
         json.loads(view.model_dump_json(exclude={"report"})),
         *[on] * len(CONTROLS),
         plan,
         lang,
-        self_check_box(self_check, view),
+        shared.self_check_box(self_check, view),
         previous,
     ]
 
@@ -132,12 +124,12 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     except SessionError:
         return [gr.update()] * 4
     ra = view.last_assessment
-    text = round_text(view, ra.round) if ra else ""
+    text = shared.round_text(view, ra.round) if ra else ""
     return [
         waiting_md(view, ui),
         views.suggestions_md(view.suggestions, ui) if view.status != "done" else "",
         draft_md(ctx, view, ui),
-        snippets_for(ctx, text, ui) if text.strip() else gr.update(),
+        shared.snippets_for(ctx, text, ui) if text.strip() else gr.update(),
     ]
 
 

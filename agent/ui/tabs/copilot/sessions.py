@@ -10,7 +10,7 @@ import gradio as gr
 from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
-from agent.ui.tabs.shared import plan_with_self_check, session_errors_noted
+from agent.ui.tabs.shared import session_errors_noted, start_plan
 from agent.util.messages import t
 
 
@@ -30,17 +30,10 @@ def start_copilot(
     `self_check` is ticked (as in Practice); a redo of `prev_sid`, a session of the interviewer's (its two
     weakest rounds asked again)."""
     ui = lang_of(ui_v)
-    spec = plan or "capacity"
-    if spec == "redo":
-        if not (prev_sid or "").strip():
-            return copilot_note(ctx, state, ui, t("ui.need_previous_pick", ui))
-        spec = f"redo {str(prev_sid).strip()}"
-    view = graph.start_session(
-        plan_with_self_check(spec, self_check),
-        lang_of(lang),
-        "copilot",
-        owner=ctx.owner_of(owner_v, request),
-    )
+    spec = start_plan(plan, "capacity", prev_sid, self_check)
+    if spec is None:
+        return copilot_note(ctx, state, ui, t("ui.need_previous_pick", ui))
+    view = graph.start_session(spec, lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request))
     return copilot_out(ctx, view, {}, ui, note=t("ui.started", ui, sid=view.session_id))
 
 

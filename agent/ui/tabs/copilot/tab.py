@@ -4,33 +4,41 @@ from __future__ import annotations
 
 import gradio as gr
 
-from agent.ui.context import LANG_CHOICES, AppContext
+from agent.ui.context import AppContext
 from agent.ui.tabs.copilot.decisions import decide, decision_labels
 from agent.ui.tabs.copilot.screen import CONTROLS, rerender
 from agent.ui.tabs.copilot.sessions import redo_choices, resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
-from agent.ui.tabs.shared import SessionPane, follow_ui_language, self_check_info, transcribe_into
+from agent.ui.tabs.shared import (
+    PlanIds,
+    SessionPane,
+    plan_row,
+    raw_session,
+    recorder,
+    session_tab,
+    transcribe_into,
+)
 from agent.util.messages import t
+
+COPILOT_IDS = PlanIds(
+    plan="copilot-plan", lang="copilot-lang", self_check="copilot-self-check", start="copilot-start"
+)
 
 
 def build(ctx: AppContext) -> SessionPane:
     """The tab and its events; returns what the language switch re-renders."""
     T = ctx.texts
-    ui_lang = ctx.ui_lang
-    with gr.Tab(t("ui.tab_copilot", ui_lang), id="copilot") as tab_copilot:
-        T.register(tab_copilot, {"label": "ui.tab_copilot"})
+    with session_tab(ctx, "ui.tab_copilot", "copilot"):
         c_state = gr.State({})
         T(gr.Markdown, {"value": "ui.copilot_intro"})
-        with gr.Row():
-            c_plan = T(
-                gr.Dropdown,
-                {"label": "ui.plan", "choices": ctx.plan_choices},
-                value="capacity",
-                scale=2,
-                elem_id="copilot-plan",
-            )
-            # a redo asks the two weakest rounds of a session of the interviewer's again: which one
-            c_prev = T(
+        # a redo asks the two weakest rounds of a session of the interviewer's again: which one
+        row = plan_row(
+            ctx,
+            c_state,
+            "copilot",
+            plan="capacity",
+            ids=COPILOT_IDS,
+            previous=lambda: T(
                 gr.Dropdown,
                 {"label": "ui.redo_of", "info": "ui.redo_of_info"},
                 choices=[],
@@ -39,23 +47,8 @@ def build(ctx: AppContext) -> SessionPane:
                 visible=False,
                 scale=2,
                 elem_id="copilot-previous",
-            )
-            c_lang = T(
-                gr.Radio,
-                {"label": "ui.session_language"},
-                choices=LANG_CHOICES,
-                value=ui_lang,
-                scale=1,
-                elem_id="copilot-lang",
-            )
-            c_self_check = T(
-                gr.Checkbox,
-                {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
-                value=False,
-                scale=1,
-                elem_id="copilot-self-check",
-            )
-            c_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="copilot-start")
+            ),
+        )
         with gr.Row():
             c_sid = T(
                 gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
@@ -68,13 +61,7 @@ def build(ctx: AppContext) -> SessionPane:
         with gr.Row():
             with gr.Column(scale=3):
                 c_answer = T(gr.Textbox, {"label": "ui.candidate_answer"}, lines=5, elem_id="copilot-answer")
-                c_mic = T(
-                    gr.Audio,
-                    {"label": "ui.record"},
-                    sources=["microphone", "upload"],
-                    type="filepath",
-                    elem_id="copilot-mic",
-                )
+                c_mic = recorder(ctx, "copilot-mic")
                 with gr.Row():
                     c_transcribe = T(gr.Button, {"value": "ui.transcribe"}, elem_id="copilot-transcribe")
                     c_record = T(
@@ -116,17 +103,16 @@ def build(ctx: AppContext) -> SessionPane:
                 # their labels name the round and dimension they act on (decision_labels), in the language
                 # off until there is a draft of the round under way (decision_labels)
                 c_accept = gr.Button(
-                    t("ui.accept_draft", ui_lang), interactive=False, elem_id="copilot-accept"
+                    t("ui.accept_draft", ctx.ui_lang), interactive=False, elem_id="copilot-accept"
                 )
                 c_override = gr.Button(
-                    t("ui.save_override", ui_lang),
+                    t("ui.save_override", ctx.ui_lang),
                     variant="primary",
                     interactive=False,
                     elem_id="copilot-override",
                 )
             c_log_status = gr.Markdown("", elem_id="copilot-log-status")
-        with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
-            c_view = gr.JSON(None)
+        c_view = raw_session(ctx)
 
     outputs = [
         c_state,
@@ -144,29 +130,28 @@ def build(ctx: AppContext) -> SessionPane:
         c_view,
         *(controls := [c_mic, c_transcribe, c_record, c_ask, c_close]),
         # last, so the API's earlier outputs keep their places: the set-up as the session has it
-        c_plan,
-        c_lang,
-        c_self_check,
-        c_prev,
+        row.plan,
+        row.lang,
+        row.self_check,
+        row.previous,
     ]
     assert len(controls) == len(CONTROLS)
     common = ctx.common
     bind = ctx.bind
-    c_start.click(
+    row.start.click(
         bind(start_copilot),
-        [c_plan, c_lang, c_state, *common, c_self_check, c_prev],
+        [row.plan, row.lang, c_state, *common, row.self_check, row.previous],
         outputs,
         api_name="start_copilot",
     )
     gr.on(
-        [c_plan.change, ctx.ui.change],
+        [row.plan.change, ctx.ui.change],
         bind(redo_choices),
-        [c_plan, *common],
-        c_prev,
+        [row.plan, *common],
+        row.previous,
         api_name="copilot_redo_choices",
         show_progress="hidden",
     )
-    follow_ui_language(ctx, c_lang, c_state, "copilot")
     c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
     c_ask.click(bind(ask_question), [c_next, c_state, *common], outputs, api_name="ask_question")
@@ -175,7 +160,7 @@ def build(ctx: AppContext) -> SessionPane:
     gr.on(
         [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
         bind(transcribe_into),
-        [c_mic, c_answer, c_state, c_lang, ctx.ui],
+        [c_mic, c_answer, c_state, row.lang, ctx.ui],
         [c_answer, c_status],
         api_name="transcribe_copilot",
     )

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 import gradio as gr
 
 from agent import graph
+from agent.graph import SessionView
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
 from agent.ui.tabs.shared import session_errors_noted, transcribe
@@ -27,27 +29,26 @@ def send_answer(
     owner_v: str | None,
     request: gr.Request,
 ) -> list[Any]:
-    ui = lang_of(ui_v)
-    if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("ui.no_session", ui), keep=text)
-    owner = ctx.owner_of(owner_v, request)
-    spoken = spoken_delivery(heard, text or "")
+    text = text or ""
+    step, before, earlier = partial(graph.answer, text=text), state, None
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
-        view = graph.retry_answer(state["sid"], text or "", owner=owner)
+        step = partial(graph.retry_answer, text=text)
         before = {**state, "covered": state.get("covered_before", [])}
-        return practice_out(
-            ctx,
-            view,
-            before,
-            ui,
-            request.session_hash,
-            keep=text,
-            sent=text,
-            earlier=state.get("mine", []),
-            delivery=spoken,
-        )
-    view = graph.answer(state["sid"], text or "", owner=owner)
-    return practice_out(ctx, view, state, ui, request.session_hash, keep=text, sent=text, delivery=spoken)
+        earlier = state.get("mine", [])
+    spoken = spoken_delivery(heard, text)
+    return on_session(
+        ctx,
+        step,
+        state,
+        ui_v,
+        owner_v,
+        request,
+        prev=before,
+        keep=text,
+        sent=text,
+        earlier=earlier,
+        delivery=spoken,
+    )
 
 
 def transcribe_answer(
@@ -105,11 +106,7 @@ def spoken_delivery(heard: list[dict[str, Any]] | None, answer: str) -> Delivery
 def finish_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
-    ui = lang_of(ui_v)
-    if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("ui.no_session", ui))
-    view = graph.close_round(state["sid"], owner=ctx.owner_of(owner_v, request))
-    return practice_out(ctx, view, state, ui, request.session_hash)
+    return on_session(ctx, graph.close_round, state, ui_v, owner_v, request)
 
 
 @session_errors_noted(practice_note)
@@ -117,8 +114,31 @@ def continue_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     """After the round-finished banner: the next round's question, shown and spoken; its clock starts now."""
+    return on_session(ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True)
+
+
+class Step(Protocol):
+    """A step of a session: `graph.close_round`, `graph.answer` with its text, …"""
+
+    def __call__(self, session_id: str, *, owner: str | None = None) -> SessionView: ...
+
+
+def on_session(
+    ctx: AppContext,
+    step: Step,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+    *,
+    prev: dict[str, Any] | None = None,
+    keep: str = "",
+    **shown: Any,
+) -> list[Any]:
+    """`step` on the tab's session, shown (`practice_out` with `keep` and `shown`, after `prev`: the tab's
+    state unless given); a note when the tab has no session, `keep` left in the answer box."""
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("ui.no_session", ui))
-    view = graph.start_round_clock(state["sid"], owner=ctx.owner_of(owner_v, request))
-    return practice_out(ctx, view, state, ui, request.session_hash, continued=True)
+        return practice_note(ctx, state, ui, t("ui.no_session", ui), keep=keep)
+    view = step(state["sid"], owner=ctx.owner_of(owner_v, request))
+    return practice_out(ctx, view, prev or state, ui, request.session_hash, keep=keep, **shown)

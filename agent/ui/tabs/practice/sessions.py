@@ -12,7 +12,7 @@ import gradio as gr
 from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
-from agent.ui.tabs.shared import plan_with_self_check, session_errors_noted
+from agent.ui.tabs.shared import session_errors_noted, start_plan
 from agent.util.messages import t
 
 KEEP = "__keep__"
@@ -97,13 +97,10 @@ def start_practice(
     ui = lang_of(ui_v)
     if prev_sid == KEEP:
         return practice_note(ctx, state, ui, "")
-    owner = ctx.owner_of(owner_v, request)
-    spec = plan or "concepts"
-    if spec == "redo":
-        if not (prev_sid or "").strip():
-            return practice_note(ctx, state, ui, t("ui.need_previous", ui))
-        spec = f"redo {prev_sid.strip()}"
-    view = graph.start_session(plan_with_self_check(spec, self_check), lang_of(lang), "practice", owner=owner)
+    spec = start_plan(plan, "concepts", prev_sid, self_check)
+    if spec is None:
+        return practice_note(ctx, state, ui, t("ui.need_previous", ui))
+    view = graph.start_session(spec, lang_of(lang), "practice", owner=ctx.owner_of(owner_v, request))
     return practice_out(
         ctx, view, {}, ui, request.session_hash, note=t("ui.started", ui, sid=view.session_id)
     )

@@ -10,7 +10,7 @@ from typing import Any
 import gradio as gr
 
 from agent.ui.auth import browser_secret
-from agent.ui.context import LANG_CHOICES, AppContext
+from agent.ui.context import AppContext
 from agent.ui.tabs.practice.answers import continue_round, finish_round, send_answer, transcribe_answer
 from agent.ui.tabs.practice.retry import cancel_retry, start_retry
 from agent.ui.tabs.practice.screen import rerender
@@ -23,20 +23,20 @@ from agent.ui.tabs.practice.sessions import (
     start_practice,
 )
 from agent.ui.tabs.practice.speech import speak_question
-from agent.ui.tabs.shared import SessionPane, follow_ui_language, self_check_info
-from agent.util.messages import t
+from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, recorder, session_tab
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
 """After Start, Resume, Send, Finish and Continue: on a narrow screen (a phone), the new question, or the
 round's scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
 
 
+PRACTICE_IDS = PlanIds(plan="plan", lang="session-lang", self_check="self-check", start="start")
+
+
 def build(ctx: AppContext) -> SessionPane:
     """The tab and its events; returns what the language switch re-renders."""
     T = ctx.texts
-    ui_lang = ctx.ui_lang
-    with gr.Tab(t("ui.tab_practice", ui_lang), id="practice") as tab_practice:
-        T.register(tab_practice, {"label": "ui.tab_practice"})
+    with session_tab(ctx, "ui.tab_practice", "practice") as tab_practice:
         p_state = gr.State({})
         # the session this browser practises now, kept in its local storage: a reload resumes it
         p_saved = gr.BrowserState(None, storage_key="interview-coach-practice", secret=browser_secret())
@@ -44,31 +44,14 @@ def build(ctx: AppContext) -> SessionPane:
         with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
             p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
             p_continue = T(gr.Button, {"value": "ui.continue"}, variant="primary", elem_id="continue")
-        with gr.Row():
-            p_plan = T(
-                gr.Dropdown,
-                {"label": "ui.plan", "choices": ctx.plan_choices},
-                value="concepts",
-                scale=2,
-                elem_id="plan",
-            )
-            p_lang = T(
-                gr.Radio,
-                {"label": "ui.session_language"},
-                choices=LANG_CHOICES,
-                value=ui_lang,
-                scale=1,
-                elem_id="session-lang",
-            )
-            p_self_check = T(
-                gr.Checkbox,
-                {"label": "ui.add_self_check", "info": lambda lang: self_check_info(ctx, lang)},
-                value=False,
-                scale=1,
-                elem_id="self-check",
-            )
-            p_prev = T(gr.Textbox, {"label": "ui.previous_session"}, scale=1)
-            p_start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id="start")
+        row = plan_row(
+            ctx,
+            p_state,
+            "practice",
+            plan="concepts",
+            ids=PRACTICE_IDS,
+            previous=lambda: T(gr.Textbox, {"label": "ui.previous_session"}, scale=1),
+        )
         with gr.Row():
             p_sid = T(
                 gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="practice-sid"
@@ -112,14 +95,7 @@ def build(ctx: AppContext) -> SessionPane:
             elem_id="answer",
         )
         with gr.Row():
-            p_mic = T(
-                gr.Audio,
-                {"label": "ui.record"},
-                sources=["microphone", "upload"],
-                type="filepath",
-                elem_id="practice-mic",
-                scale=2,
-            )
+            p_mic = recorder(ctx, "practice-mic", scale=2)
             with gr.Column(scale=1):
                 p_transcribe = T(gr.Button, {"value": "ui.transcribe"})
                 p_send = T(gr.Button, {"value": "ui.send"}, variant="primary", elem_id="send")
@@ -148,8 +124,7 @@ def build(ctx: AppContext) -> SessionPane:
             "", elem_id="conversation", elem_classes=["coach-md", "coach-conversation"]
         )
         p_report = gr.Markdown("", elem_id="practice-report", elem_classes=["coach-md"])
-        with T(gr.Accordion, {"label": "ui.raw_json"}, open=False):
-            p_view = gr.JSON(None)
+        p_view = raw_session(ctx)
 
     outputs = [
         p_state,
@@ -172,11 +147,11 @@ def build(ctx: AppContext) -> SessionPane:
         p_finish,
         p_retry,
         p_retry_cancel,
-        p_plan,
-        p_lang,
-        p_prev,
+        row.plan,
+        row.lang,
+        row.previous,
         p_delivery,
-        p_self_check,
+        row.self_check,
         p_voice,
     ]
     common = ctx.common
@@ -196,9 +171,9 @@ def build(ctx: AppContext) -> SessionPane:
     # Start and Resume replace the session on screen: the browser asks first when one is under way
     for trigger, fn, inputs, name, js in [
         (
-            p_start,
+            row.start,
             bind(start_practice),
-            [p_plan, p_lang, p_prev, p_state, *common, p_self_check],
+            [row.plan, row.lang, row.previous, p_state, *common, row.self_check],
             "start_practice",
             confirm_js(2),
         ),
@@ -208,7 +183,7 @@ def build(ctx: AppContext) -> SessionPane:
         (p_finish, bind(finish_round), [p_state, *common], "finish_round", None),
     ]:
         event = trigger.click(fn, inputs, outputs, api_name=name, cancels=[speaking], js=js)
-        if trigger in (p_start, p_resume, p_finish, p_send):
+        if trigger in (row.start, p_resume, p_finish, p_send):
             event.then(**listed, api_name="list_unfinished", show_progress="hidden")
         event.then(**show_next)
     listed_resume = p_unfinished.select(
@@ -221,7 +196,6 @@ def build(ctx: AppContext) -> SessionPane:
     listed_resume.then(**listed, api_name="list_unfinished", show_progress="hidden")
     listed_resume.then(**show_next)
     p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
-    follow_ui_language(ctx, p_lang, p_state, "practice")
     tab_practice.select(**listed, api_name="list_unfinished")
     retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
@@ -229,7 +203,7 @@ def build(ctx: AppContext) -> SessionPane:
     gr.on(
         [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
         bind(transcribe_answer),
-        [p_mic, p_answer, p_state, p_lang, ctx.ui, p_heard],
+        [p_mic, p_answer, p_state, row.lang, ctx.ui, p_heard],
         [p_answer, p_status, p_heard],
         api_name="transcribe_practice",
     )
