@@ -128,6 +128,8 @@ class Api:
     states: dict[str, list[bool]]
     question: int
     banner: int
+    defaults: dict[str, list[Any]] = field(default_factory=dict)
+    """Each event's inputs' values as the page starts with them (an input added later keeps its default)."""
 
     @classmethod
     async def read(cls, http: httpx.AsyncClient, url: str) -> Api:
@@ -135,22 +137,33 @@ class Api:
         comps = {c["id"]: c for c in config["components"]}
         fn: dict[str, int] = {}
         states: dict[str, list[bool]] = {}
+        defaults: dict[str, list[Any]] = {}
         outputs: list[int] = []
         for i, dep in enumerate(config["dependencies"]):
             name = dep.get("api_name")
             if name in ("start_practice", "send_answer") and name not in fn:
                 fn[name] = int(dep.get("id", i))
                 states[name] = [comps[c]["type"] == "state" for c in dep["inputs"]]
+                defaults[name] = [comps[c].get("props", {}).get("value") for c in dep["inputs"]]
                 outputs = dep["outputs"]
         ids = [comps[o].get("props", {}).get("elem_id") for o in outputs]
         return cls(
-            fn=fn, states=states, question=ids.index("practice-question"), banner=ids.index("round-scores")
+            fn=fn,
+            states=states,
+            question=ids.index("practice-question"),
+            banner=ids.index("round-scores"),
+            defaults=defaults,
         )
 
     def data(self, name: str, *values: Any) -> list[Any]:
-        """The event's inputs: `values` in order, None for each gr.State (the server holds those)."""
+        """The event's inputs: `values` in order, None for each gr.State (the server holds those); an input
+        past `values` (one added to the tab since, e.g. the self-check box) has the page's default value."""
         it = iter(values)
-        return [None if is_state else next(it) for is_state in self.states[name]]
+        defaults = self.defaults.get(name) or [None] * len(self.states[name])
+        return [
+            None if is_state else next(it, default)
+            for is_state, default in zip(self.states[name], defaults, strict=True)
+        ]
 
 
 class CallFailed(Exception):
