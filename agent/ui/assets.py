@@ -1,15 +1,17 @@
-"""The app's stylesheet and script, kept as files in `agent/ui/static/` (package data, so an installed
+"""The app's stylesheet and scripts, kept as files in `agent/ui/static/` (package data, so an installed
 package has them) and read when the app is launched: `launch_kwargs` passes them to Gradio as `css` and
-`head`; and the messages Gradio's own frontend lacks (`gradio_i18n`), passed as its `i18n`."""
+`head`; the messages Gradio's own frontend lacks (`gradio_i18n`), passed as its `i18n`; and the Chinese for
+what Gradio writes as fixed English (`gradio_fixed`), which the page swaps in itself."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from importlib.resources import files
 
 import gradio as gr
 
-from agent.util.messages import LANGS, Lang, t
+from agent.util.messages import LANGS, Lang, catalogue, t
 
 STATIC = "static"
 
@@ -24,10 +26,27 @@ def css() -> str:
     return _read("app.css")
 
 
+GRADIO_FIXED = "ui.gradio_fixed."
+"""The group of `messages/ui.yaml` that holds Gradio's fixed English and its Chinese."""
+
+
+def gradio_fixed() -> list[tuple[str, str]]:
+    """(English as Gradio writes it, Chinese) for each text Gradio 6 writes as fixed English in its components
+    (no message key its locale could change: "Adjust volume", "Copy table data", "processing |", …); a `{field}`
+    stands for a part Gradio fills in (`Skip forward by {seconds} seconds`)."""
+    return [(e["en"], e["zh"]) for key, e in catalogue().items() if key.startswith(GRADIO_FIXED)]
+
+
 @cache
 def head() -> str:
-    """`static/app.js` as a `<script>` for the page head: the round clock, counted in the browser."""
-    return f"<script>\n{_read('app.js')}</script>\n"
+    """The page head's scripts: `static/app.js` (the round clock, counted in the browser, and Gradio's locale
+    set by the language switch) and `static/gradio_fixed.js` with its pairs (`gradio_fixed`) as
+    `window.coachGradioFixed`."""
+    pairs = json.dumps(gradio_fixed(), ensure_ascii=False).replace("</", "<\\/")
+    return (
+        f"<script>\n{_read('app.js')}</script>\n"
+        f"<script>\nwindow.coachGradioFixed = {pairs};\n{_read('gradio_fixed.js')}</script>\n"
+    )
 
 
 GRADIO_MESSAGES = {
@@ -41,8 +60,8 @@ GRADIO_MESSAGES = {
 }
 """Gradio's message keys that its components in this app look up and its frontend has no Chinese for (Gradio
 6: its zh-CN messages lack them; `common.complete` has no English either, so it showed as itself), with the
-app's messages for them. Its labels written as fixed English (no key) cannot be translated: see
-tests/ui/test_gradio_labels.py."""
+app's messages for them. Its labels written as fixed English (no key) cannot be reached by its i18n:
+`gradio_fixed` has them."""
 
 
 def gradio_locale(lang: Lang) -> str:
