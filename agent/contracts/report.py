@@ -12,22 +12,7 @@ from pydantic import BaseModel, Field
 
 from agent.contracts.checklist import Checklist
 from agent.contracts.sources import SourceRef
-from agent.rubric.model import Dimension, Lang, RoundId
-
-Flag = Literal[
-    "accuracy_1",
-    "validation_1",
-    "happy_path_only",
-    "unlabeled_numbers",
-    "unit_error",
-    "nonexistent_path",
-    "prompt_injection",
-    "no_alternative",
-    "mutation_before_evidence",
-    "fabricated_metrics",
-    "misconception",
-    "judge_fallback",
-]
+from agent.rubric.model import Dimension, Flag, Lang, RoundId
 
 
 def _absent(v: object) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from agent.contracts.checklist import Checklist
 from agent.rubric.lexicon import FlagEffect, FlagTarget, Messages
-from agent.rubric.model import DIMENSIONS, Dimension, Gate, Lang
+from agent.rubric.model import DIMENSIONS, Dimension, Flag, Gate, Lang
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Bounds:
 @dataclass(frozen=True)
 class GateContext:
     checklist: Checklist
-    flags: set[str]
+    flags: set[Flag]
     lang: Lang
     messages: Messages
 
@@ -145,7 +145,7 @@ def known_rules() -> list[str]:
 
 
 def apply_gates(
-    gates: list[Gate], ctx: GateContext, flag_effects: dict[str, dict[FlagTarget, FlagEffect]], b: Bounds
+    gates: list[Gate], ctx: GateContext, flag_effects: dict[Flag, dict[FlagTarget, FlagEffect]], b: Bounds
 ) -> None:
     """Collect every bound: the round's gates, then each raised flag's effect."""
     for g in gates:

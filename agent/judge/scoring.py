@@ -14,14 +14,14 @@ from agent.contracts.report import Coverage, DimensionScore, JudgeInfo, RoundAss
 from agent.judge.gates import Bounds, GateContext, apply_gates
 from agent.rubric.lexicon import Floor, Lexicon, ScoringPolicy
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Lang, Round
+from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Flag, Lang, Round
 
 
-def flags_of(checklist: Checklist, lex: Lexicon) -> set[str]:
+def flags_of(checklist: Checklist, lex: Lexicon) -> set[Flag]:
     """Flags the checks raise before scoring (accuracy_1 / validation_1 come after)."""
     c = checklist.checks
     th = lex.flag_thresholds
-    flags: set[str] = set()
+    flags: set[Flag] = set()
     if c.happy_path_only:
         flags.add("happy_path_only")
     if len(c.unlabeled_numbers) >= th.unlabeled_numbers:
@@ -287,7 +287,7 @@ def score_round(
         round=rnd.id,
         scores=scores,
         total=sum(scores.values()),
-        flags=sorted(flags),  # type: ignore[arg-type]
+        flags=sorted(flags),
         quotes={d: quotes[d] for d in DIMENSIONS if quotes[d]},
         missing_evidence=[i.text.get(lang) for i in missing_items],
         next_followups=followups,

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from agent.rubric.misconception import check_regex_terms
-from agent.rubric.model import DIMENSIONS, Dimension, RoundId, Text, _Strict
+from agent.rubric.model import DIMENSIONS, Dimension, Flag, RoundId, Text, _Strict
 
 Terms = list[str]
 """Terms matched case-insensitively as substrings of the folded text; one wrapped in slashes is a regex."""
@@ -189,7 +189,7 @@ class Lexicon(_Strict):
     """the rounds whose answer must weigh an alternative (else no_alternative)"""
     negation: Terms
     scoring: ScoringPolicy
-    flag_effects: dict[str, dict[FlagTarget, FlagEffect]] = Field(default_factory=dict)
+    flag_effects: dict[Flag, dict[FlagTarget, FlagEffect]] = Field(default_factory=dict)
     flag_thresholds: FlagThresholds = Field(default_factory=FlagThresholds)
     messages: Messages
 

@@ -25,6 +25,22 @@ ROUND_IDS: tuple[RoundId, ...] = (
     "project-experience",
     "self-check",
 )
+Flag = Literal[
+    "accuracy_1",
+    "validation_1",
+    "happy_path_only",
+    "unlabeled_numbers",
+    "unit_error",
+    "nonexistent_path",
+    "prompt_injection",
+    "no_alternative",
+    "mutation_before_evidence",
+    "fabricated_metrics",
+    "misconception",
+    "judge_fallback",
+]
+"""What the judge may flag on a round (the Report contract's `flags`; `flag_effects` in rubrics/lexicon.yaml is
+keyed by these)."""
 SELF_CHECK: RoundId = "self-check"
 """The seed's closing self-check (four questions): graded like any round, added after a plan's rounds
 (`full self-check`) or practised alone (`self-check`)."""

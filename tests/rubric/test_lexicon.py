@@ -95,6 +95,12 @@ def test_an_unknown_key_is_refused_by_name(tmp_path: Path, edit: Any, key: str) 
             "Input should be",
         ),
         (
+            # a flag the judge never raises (a typo of unit_error) would never act: refused by name
+            lambda d: d["flag_effects"].update(unit_errors={"accuracy": {"cap": 2}}),
+            "flag_effects.unit_errors.[key]",
+            "Input should be",
+        ),
+        (
             lambda d: d["flag_effects"]["unit_error"]["accuracy"].update(cap=9),
             "flag_effects.unit_error.accuracy.cap",
             "less than or equal to 5",
