@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 import gradio as gr
 from pydantic import ValidationError
 
+from agent import graph
 from agent.contracts.report import JudgeInfo
 from agent.graph import SessionError, SessionView
 from agent.graph.plan import ADD_SELF_CHECK, with_self_check
@@ -81,6 +82,7 @@ class PlanIds:
     """The element ids of a tab's set-up row (`plan_row`), for tests and scripts."""
 
     plan: str
+    previous: str
     lang: str
     self_check: str
     start: str
@@ -92,7 +94,7 @@ class PlanRow:
     redo, the interview language, the self-check box and Start."""
 
     plan: gr.Dropdown
-    previous: gr.components.Component
+    previous: gr.Dropdown
     lang: gr.Radio
     self_check: gr.Checkbox
     start: gr.Button
@@ -105,12 +107,11 @@ def plan_row(
     *,
     plan: str,
     ids: PlanIds,
-    previous: Callable[[], gr.components.Component],
 ) -> PlanRow:
     """The set-up row of the tab `tab` ("practice", "copilot": its events' api names), whose session is
-    kept in `state`: the plan list with `plan` chosen, `previous()` (the session to redo), the interview
-    language (following the interface language until picked: `follow_ui_language`), the self-check box and
-    Start, with the element ids `ids`."""
+    kept in `state`: the plan list with `plan` chosen; for a redo, the session to redo, picked from a list
+    (`redo_choices`); the interview language (following the interface language until picked:
+    `follow_ui_language`), the self-check box and Start, with the element ids `ids`."""
     T = ctx.texts
     with gr.Row():
         plan_c = T(
@@ -120,7 +121,17 @@ def plan_row(
             scale=2,
             elem_id=ids.plan,
         )
-        prev = previous()
+        # a redo asks the two weakest rounds of a session of the person's again: which one
+        prev = T(
+            gr.Dropdown,
+            {"label": "ui.redo_of", "info": "ui.redo_of_info"},
+            choices=[],
+            value="",  # (the API's default: no redo)
+            allow_custom_value=True,
+            visible=False,
+            scale=2,
+            elem_id=ids.previous,
+        )
         lang = T(
             gr.Radio,
             {"label": "ui.session_language"},
@@ -138,7 +149,38 @@ def plan_row(
         )
         start = T(gr.Button, {"value": "ui.start"}, variant="primary", scale=1, elem_id=ids.start)
     follow_ui_language(ctx, lang, state, tab)
+    gr.on(
+        [plan_c.change, ctx.ui.change],
+        ctx.bind(redo_choices),
+        [plan_c, *ctx.common],
+        prev,
+        api_name=f"{tab}_redo_choices",
+        show_progress="hidden",
+    )
     return PlanRow(plan_c, prev, lang, self_check, start)
+
+
+def redo_choices(
+    ctx: AppContext, plan: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> Any:
+    """The session to redo: shown for the redo plan, listing the person's finished sessions (practice and
+    co-pilot) by plan, mode and date (the id last; an id may be typed too)."""
+    if plan != "redo":
+        return gr.update(visible=False)
+    ui = lang_of(ui_v)
+    choices = []
+    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
+        if s.status != "done":
+            continue
+        when = s.updated_at[:16].replace("T", " ")
+        name = t(
+            "ui.redo_item", ui, plan=ctx.plan_name(s.plan, ui), mode=t(f"ui.mode_{s.mode}", ui), when=when
+        )
+        choices.append((f"{name} · {s.session_id}", s.session_id))
+    return gr.update(visible=True, choices=choices[:REDO_SHOWN])
+
+
+REDO_SHOWN = 30
 
 
 def self_check_info(ctx: AppContext, lang: Lang) -> str:

@@ -1,5 +1,5 @@
 """Opening a co-pilot session: Start (a plan, the interview language, the self-check box; a redo of one of
-the interviewer's finished sessions, picked from a list) and Resume by id."""
+the interviewer's finished sessions, picked from a list: `shared.redo_choices`) and Resume by id."""
 
 from __future__ import annotations
 
@@ -44,26 +44,3 @@ def resume_copilot(
     ui = lang_of(ui_v)
     view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
     return copilot_out(ctx, view, {}, ui, note=t("ui.resumed", ui, sid=view.session_id))
-
-
-def redo_choices(
-    ctx: AppContext, plan: str | None, ui_v: str, owner_v: str | None, request: gr.Request
-) -> Any:
-    """The session to redo: shown for the redo plan, listing the interviewer's finished sessions by plan and
-    date (the id last; an id may be typed too)."""
-    if plan != "redo":
-        return gr.update(visible=False)
-    ui = lang_of(ui_v)
-    choices = []
-    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
-        if s.status != "done":
-            continue
-        when = s.updated_at[:16].replace("T", " ")
-        name = t(
-            "ui.redo_item", ui, plan=ctx.plan_name(s.plan, ui), mode=t(f"ui.mode_{s.mode}", ui), when=when
-        )
-        choices.append((f"{name} · {s.session_id}", s.session_id))
-    return gr.update(visible=True, choices=choices[:REDO_SHOWN])
-
-
-REDO_SHOWN = 30

@@ -7,7 +7,7 @@ import gradio as gr
 from agent.ui.context import AppContext
 from agent.ui.tabs.copilot.decisions import decide, decision_labels
 from agent.ui.tabs.copilot.screen import CONTROLS, rerender
-from agent.ui.tabs.copilot.sessions import redo_choices, resume_copilot, start_copilot
+from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
 from agent.ui.tabs.shared import (
     PlanIds,
@@ -21,7 +21,11 @@ from agent.ui.tabs.shared import (
 from agent.util.messages import t
 
 COPILOT_IDS = PlanIds(
-    plan="copilot-plan", lang="copilot-lang", self_check="copilot-self-check", start="copilot-start"
+    plan="copilot-plan",
+    previous="copilot-previous",
+    lang="copilot-lang",
+    self_check="copilot-self-check",
+    start="copilot-start",
 )
 
 
@@ -31,24 +35,7 @@ def build(ctx: AppContext) -> SessionPane:
     with session_tab(ctx, "ui.tab_copilot", "copilot"):
         c_state = gr.State({})
         T(gr.Markdown, {"value": "ui.copilot_intro"})
-        # a redo asks the two weakest rounds of a session of the interviewer's again: which one
-        row = plan_row(
-            ctx,
-            c_state,
-            "copilot",
-            plan="capacity",
-            ids=COPILOT_IDS,
-            previous=lambda: T(
-                gr.Dropdown,
-                {"label": "ui.redo_of", "info": "ui.redo_of_info"},
-                choices=[],
-                value="",  # (the API's default: no redo)
-                allow_custom_value=True,
-                visible=False,
-                scale=2,
-                elem_id="copilot-previous",
-            ),
-        )
+        row = plan_row(ctx, c_state, "copilot", plan="capacity", ids=COPILOT_IDS)
         with gr.Row():
             c_sid = T(
                 gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
@@ -143,14 +130,6 @@ def build(ctx: AppContext) -> SessionPane:
         [row.plan, row.lang, c_state, *common, row.self_check, row.previous],
         outputs,
         api_name="start_copilot",
-    )
-    gr.on(
-        [row.plan.change, ctx.ui.change],
-        bind(redo_choices),
-        [row.plan, *common],
-        row.previous,
-        api_name="copilot_redo_choices",
-        show_progress="hidden",
     )
     c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")

@@ -1,6 +1,7 @@
-"""Choosing and opening a practice session: Start (a plan, the interview language, a redo's previous
-session, the self-check box), Resume by id or from the list of unfinished sessions, and the session
-this browser was practising, restored on reload."""
+"""Choosing and opening a practice session: Start (a plan, the interview language, the self-check box; a
+redo of one of the candidate's finished sessions, picked from a list: `shared.redo_choices`), Resume by id
+or from the list of unfinished sessions, and the session this browser was practising, restored on
+reload."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ KEEP = "__keep__"
 
 def confirm_js(index: int) -> str:
     """Before Start or Resume replaces a session under way (a session id shown, the progress not 'done'):
-    the browser's confirm, in the interface language; "keep" sends KEEP as the input at `index` (a free
-    text input: Gradio checks a dropdown's value against its choices)."""
+    the browser's confirm, in the interface language; "keep" sends KEEP as the input at `index` (an
+    input that takes any value: Gradio checks a dropdown's value against its choices unless it allows
+    custom values, as the session to redo and the unfinished sessions do)."""
     ask = {lang: t("ui.confirm_replace", lang) for lang in ("en", "zh")}
     return (
         "(...args) => { const sid = document.querySelector('#practice-sid :is(input, textarea)')?.value;"
@@ -99,7 +101,7 @@ def start_practice(
         return practice_note(ctx, state, ui, "")
     spec = start_plan(plan, "concepts", prev_sid, self_check)
     if spec is None:
-        return practice_note(ctx, state, ui, t("ui.need_previous", ui))
+        return practice_note(ctx, state, ui, t("ui.need_previous_pick", ui))
     view = graph.start_session(spec, lang_of(lang), "practice", owner=ctx.owner_of(owner_v, request))
     return practice_out(
         ctx, view, {}, ui, request.session_hash, note=t("ui.started", ui, sid=view.session_id)

@@ -30,7 +30,9 @@ SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNe
 round's scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
 
 
-PRACTICE_IDS = PlanIds(plan="plan", lang="session-lang", self_check="self-check", start="start")
+PRACTICE_IDS = PlanIds(
+    plan="plan", previous="practice-previous", lang="session-lang", self_check="self-check", start="start"
+)
 
 
 def build(ctx: AppContext) -> SessionPane:
@@ -44,14 +46,7 @@ def build(ctx: AppContext) -> SessionPane:
         with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
             p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
             p_continue = T(gr.Button, {"value": "ui.continue"}, variant="primary", elem_id="continue")
-        row = plan_row(
-            ctx,
-            p_state,
-            "practice",
-            plan="concepts",
-            ids=PRACTICE_IDS,
-            previous=lambda: T(gr.Textbox, {"label": "ui.previous_session"}, scale=1),
-        )
+        row = plan_row(ctx, p_state, "practice", plan="concepts", ids=PRACTICE_IDS)
         with gr.Row():
             p_sid = T(
                 gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="practice-sid"
