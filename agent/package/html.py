@@ -8,11 +8,22 @@ from __future__ import annotations
 
 from html import escape
 
-from agent.contracts.labels import cap_text, flag_line, reason_text
-from agent.package.labels import name, note_text, number, owner_name, plan_name, seconds
+from agent.contracts.labels import cap_text, flag_line, judge_line, judge_name, reason_text
+from agent.package.labels import (
+    bracketed,
+    joined,
+    listed,
+    name,
+    note_text,
+    number,
+    owner_name,
+    paired,
+    plan_name,
+    seconds,
+)
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
-from agent.util.messages import t
+from agent.util.messages import colon, t, then
 
 FONT_STACK = (
     '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
@@ -54,6 +65,13 @@ def _e(x: object) -> str:
     return escape(str(x), quote=True)
 
 
+def _label(key: str, lang: Lang) -> str:
+    """A bold label and its colon, before what it labels: "<b>Why:</b> " / "<b>依据</b>：" (the full-width
+    colon outside the bold, no space after it)."""
+    text = _e(t(key, lang))
+    return f"<b>{text}</b>：" if lang == "zh" else f"<b>{text}:</b> "
+
+
 def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
     numeric = numeric or set()
     out = ["<table><thead><tr>", *(f"<th>{h}</th>" for h in head), "</tr></thead><tbody>"]
@@ -82,17 +100,13 @@ def dim_titles(pkg: EvidencePackage) -> dict[str, str]:
     return out
 
 
-def _provenance(kind: str, rest: tuple[object, ...], lang: Lang) -> str:
-    """The judge by name, then its model and versions (what reproduces the scores)."""
-    return " · ".join([name("judge", kind, lang), *(str(x) for x in rest if x)])
-
-
 def render_html(pkg: EvidencePackage) -> str:
     lang: Lang = pkg.language
     s = pkg.session
     rounds = round_titles(pkg)
     out: list[str] = []
-    out.append(f"<h1>{_e(t('package.title', lang))}: {_e(s.id)}</h1>")
+    heading = _e(joined(t("package.title", lang), s.id, lang))
+    out.append(f"<h1>{heading}</h1>")
     meta = [
         (t("package.session", lang), s.id),
         (t("package.plan", lang), plan_name(s.plan, lang, rounds)),
@@ -105,14 +119,8 @@ def render_html(pkg: EvidencePackage) -> str:
         meta.append((t("package.owner", lang), owner))
     if s.previous_session:
         meta.append((t("package.previous", lang), s.previous_session))
-    if pkg.score_sheet:
-        j = pkg.score_sheet.judge
-        meta.append(
-            (
-                t("package.judge", lang),
-                _provenance(j.kind, (j.model, j.rubric_version, j.prompt_hash, j.index_commit), lang),
-            )
-        )
+    if pkg.score_sheet:  # by name: its model id, rubric version and hashes are in package.json
+        meta.append((t("package.judge", lang), judge_line(pkg.score_sheet.judge, lang)))
     out.append(
         '<table class="meta"><tbody>'
         + "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in meta)
@@ -127,7 +135,7 @@ def render_html(pkg: EvidencePackage) -> str:
     out += _retry(pkg, lang)
     out += _transcript(pkg, lang)
     out.append(f'<h2>{_e(t("package.omitted", lang))}</h2><ul class="omitted">')
-    out += [f"<li><b>{_e(o.what)}</b>: {_e(o.why)}</li>" for o in pkg.omitted]
+    out += [f"<li><b>{_e(o.what)}</b>{colon(lang)}{_e(o.why)}</li>" for o in pkg.omitted]
     out.append("</ul>")
     out.append(
         f"<p><small>{_e(t('package.schema', lang, id=pkg.schema_id, v=pkg.schema_version))}</small></p>"
@@ -136,7 +144,7 @@ def render_html(pkg: EvidencePackage) -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="{html_lang}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(t('package.title', lang))}: {_e(s.id)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{heading}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         + "\n".join(out)
         + "\n</body>\n</html>\n"
     )
@@ -147,14 +155,13 @@ def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
     out = [f"<h2>1. {_e(t('package.version', lang))}</h2>"]
     rv = _e(qv.rubric_version)
     if qv.rubric_version_now != qv.rubric_version:
-        rv += f" ({_e(t('package.rubric_now', lang))} {_e(qv.rubric_version_now)})"
+        rv += _e(bracketed(f"{t('package.rubric_now', lang)} {qv.rubric_version_now}", lang))
     titles = round_titles(pkg)
-    out.append(f"<p><b>{_e(t('package.rubric', lang))}:</b> {rv} · <b>{_e(t('package.rounds', lang))}:</b> "
+    out.append(f"<p>{_label('package.rubric', lang)}{rv} · {_label('package.rounds', lang)}"
                f"{_e(('、' if lang == 'zh' else ', ').join(titles.get(r, r) for r in qv.round_ids))}</p>")  # fmt: skip
     for rv_ in qv.rounds:
-        out.append(
-            f"<h3>{_e(rv_.title)} <small>({rv_.minutes} {_e(t('package.minutes', lang))})</small></h3>"
-        )
+        minutes = _e(bracketed(f"{rv_.minutes} {t('package.minutes', lang)}", lang))
+        out.append(f"<h3>{_e(rv_.title)}<small>{minutes}</small></h3>")
         rows = [[_e(name("asked", a.kind, lang)), _e(seconds(a.at_s)), _e(a.text)] for a in rv_.asked]
         out.append(
             _table([t("package.kind", lang), t("package.session_t", lang), t("package.asked", lang)], rows)
@@ -232,8 +239,8 @@ def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
             if f.variant_seed is not None
             else t("package.seed_numbers", lang)
         )
-        out.append(f"<h3>{_e(titles.get(f.round, f.round))} · {_e(seed)} · {_e(t('package.verdict', lang))}: "
-                   f"{_e(name('verdict', f.verdict, lang))}</h3>")  # fmt: skip
+        verdict = joined(t("package.verdict", lang), name("verdict", f.verdict, lang), lang)
+        out.append(f"<h3>{_e(titles.get(f.round, f.round))} · {_e(seed)} · {_e(verdict)}</h3>")
         rows = []
         for st in f.steps:
             stat = _e(t(f"package.step.{st.status}", lang))
@@ -259,8 +266,8 @@ def _formulas(pkg: EvidencePackage, lang: Lang) -> list[str]:
             )
         )
         if f.unit_errors:
-            errors = "; ".join(name("error", x, lang) for x in f.unit_errors)
-            out.append(f'<p class="bad">{_e(t("package.unit_errors", lang))}: {_e(errors)}</p>')
+            errors = listed([name("error", x, lang) for x in f.unit_errors], lang)
+            out.append(f'<p class="bad">{_e(joined(t("package.unit_errors", lang), errors, lang))}</p>')
         out.append(f"<blockquote>{_e(f.answer)}</blockquote>")
     return out
 
@@ -273,38 +280,39 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
     if sh.override_log_intact is True:
         out.append(f"<p>{_e(t('package.log_intact', lang))}</p>")
     elif sh.override_log_intact is False:
-        out.append(
-            f'<p class="bad">{_e(t("package.log_broken", lang))}: {_e(sh.override_log_problem or "")}</p>'
-        )
+        broken = joined(t("package.log_broken", lang), sh.override_log_problem or "", lang)
+        out.append(f'<p class="bad">{_e(broken)}</p>')
     else:
         out.append(f'<p class="bad">{_e(t("package.log_unread", lang))}</p>')
     for r in sh.rounds:
-        head = f"{_e(r.title)} — {r.judge_total}/25"
+        total = f"{r.judge_total}/25"
         if r.effective_total != r.judge_total:
-            head += f" → {r.effective_total}/25"
-        out.append(f"<h3>{head}</h3>")
-        p = r.provenance
-        prov = _provenance(p.kind, (p.model, p.rubric_version, p.prompt_hash, p.endpoint, p.vllm_version,
-                                    p.index_commit), lang)  # fmt: skip
-        out.append(f"<p><b>{_e(t('package.provenance', lang))}:</b> {_e(prov)}</p>")
+            total += f" → {r.effective_total}/25"
+        out.append(f"<h3>{_e(then(r.title, total, lang))}</h3>")
+        p = r.provenance  # by name: its ids (model, rubric version, hashes, endpoint) are in package.json
+        out.append(f"<p>{_label('package.provenance', lang)}{_e(judge_name(p, lang))}</p>")
         if r.fallback:
-            out.append(
-                f'<p class="bad">{_e(t("package.fallback", lang))} ({_e(p.fallback_reason or "")})</p>'
-            )
+            fell = t("package.fallback", lang) + bracketed(p.fallback_reason or "", lang)
+            out.append(f'<p class="bad">{_e(fell)}</p>')
         if r.flags:
             sep = "" if lang == "zh" else "; "  # a Chinese line ends in 。
             named = sep.join(flag_line(f, lang) for f in r.flags)
-            out.append(f"<p><b>{_e(t('package.flags', lang))}:</b> {_e(named)}</p>")
+            out.append(f"<p>{_label('package.flags', lang)}{_e(named)}</p>")
         rows = []
         for d in r.dimensions:
             ov = ""
             if d.override:
                 o = d.override
-                ov = f"{o.judge_score} → {o.human_score} · {_e(o.reviewer)} · {_e(o.created_at)}: {_e(o.reason)}"
+                ov = _e(
+                    joined(
+                        f"{o.judge_score} → {o.human_score} · {o.reviewer} · {o.created_at}", o.reason, lang
+                    )
+                )
                 if o.stale:
-                    ov += f" ({_e(t('package.stale', lang))})"
+                    ov += _e(bracketed(t("package.stale", lang), lang))
+            caps = " · " + listed([cap_text(c, lang) for c in d.caps], lang) if d.caps else ""
             cells = [_e(d.title), str(d.judge), f"<b>{d.effective}</b>", f"{d.band[0]}–{d.band[1]}",
-                     _e(reason_text(d.reason, lang) + (" · " + "; ".join(cap_text(c, lang) for c in d.caps) if d.caps else "")), ov]  # fmt: skip
+                     _e(reason_text(d.reason, lang) + caps), ov]  # fmt: skip
             rows.append(cells)
         table = _table(
             [
@@ -331,41 +339,41 @@ def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
         return [*out, f"<p>{_e(t('package.no_disputed', lang))}</p>"]
     for d in pkg.disputed:
         why = " + ".join(name("why", w, lang) for w in d.why)
-        out.append(f"<h3>{_e(titles.get(d.round, d.round))} · {_e(dims.get(d.dimension, d.dimension))} · "
-                   f"{_e(why)}: {d.judge_score} → {d.effective_score}</h3>")  # fmt: skip
+        head = joined(f"{titles.get(d.round, d.round)} · {dims.get(d.dimension, d.dimension)} · {why}",
+                      f"{d.judge_score} → {d.effective_score}", lang)  # fmt: skip
+        out.append(f"<h3>{_e(head)}</h3>")
         if d.override:
             o = d.override
-            out.append(
-                f"<p><b>{_e(t('package.override', lang))}:</b> {_e(o.reviewer)}, {_e(o.created_at)}: {_e(o.reason)}</p>"
-            )
+            who = joined(paired(o.reviewer, o.created_at, lang), o.reason, lang)
+            out.append(f"<p>{_label('package.override', lang)}{_e(who)}</p>")
         if d.fallback_reason:
-            out.append(f'<p class="bad">{_e(t("package.fallback", lang))}: {_e(d.fallback_reason)}</p>')
-        out.append(f"<p><b>{_e(t('package.why', lang))}:</b> {_e(reason_text(d.reason, lang))}</p>")
+            out.append(
+                f'<p class="bad">{_e(joined(t("package.fallback", lang), d.fallback_reason, lang))}</p>'
+            )
+        out.append(f"<p>{_label('package.why', lang)}{_e(reason_text(d.reason, lang))}</p>")
         if d.quotes:
-            out.append(f"<p><b>{_e(t('package.quotes', lang))}:</b></p>")
+            out.append(f"<p>{_label('package.quotes', lang).rstrip()}</p>")
             out += [f"<blockquote>{_e(q)}</blockquote>" for q in d.quotes]
         if d.paths:
-            out.append(f"<p><b>{_e(t('package.paths', lang))}:</b></p><ul>")
-            out += [
-                f"<li><code>{_e(p.cited)}</code>: "
-                + (f'<span class="bad">{_e(p.status)}</span>' if p.status != "exists" else _e(p.status))
-                + (f" — {_e(p.detail)}" if p.detail else "")
-                + "</li>"
-                for p in d.paths
-            ]
+            out.append(f"<p>{_label('package.paths', lang).rstrip()}</p><ul>")
+            for p in d.paths:
+                status = _e(name("path", p.status, lang))
+                status = f'<span class="bad">{status}</span>' if p.status != "exists" else status
+                detail = f"{'——' if lang == 'zh' else ' — '}{_e(p.detail)}" if p.detail else ""
+                out.append(f"<li><code>{_e(p.cited)}</code>{colon(lang)}{status}{detail}</li>")
             out.append("</ul>")
         if d.sources:
-            out.append(f"<p><b>{_e(t('package.sources', lang))}:</b></p>")
+            out.append(f"<p>{_label('package.sources', lang).rstrip()}</p>")
             for src in d.sources:
                 claim = (
                     src.claim
                     if src.claim_from == "answer"
-                    else f"{t('package.claim_question', lang)}: {src.claim}"
+                    else joined(t("package.claim_question", lang), src.claim, lang)
                 )
                 out.append(
                     f'<p><a href="{_e(src.permalink)}">{_e(src.path)}:{src.start_line}-{src.end_line}</a> '
                     f"<code>{_e(src.symbol)}</code> @ <code>{_e(src.commit[:12])}</code><br>"
-                    f"{_e(t('package.claim', lang))}: {_e(claim)}</p><pre>{_e(src.excerpt)}</pre>"
+                    f"{_e(joined(t('package.claim', lang), claim, lang))}</p><pre>{_e(src.excerpt)}</pre>"
                 )
     return out
 
@@ -377,10 +385,10 @@ def _failures(pkg: EvidencePackage, lang: Lang) -> list[str]:
         return [*out, f"<p>{_e(t('package.no_failures', lang))}</p>"]
     for f in pkg.failures:
         where = ("、" if lang == "zh" else ", ").join(titles.get(r, r) for r in f.rounds)
-        out.append(f"<h3>{_e(f.title)} <small>({_e(where)})</small></h3>")
+        out.append(f"<h3>{_e(f.title)}<small>{_e(bracketed(where, lang))}</small></h3>")
         if f.evidence:
             out.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in f.evidence) + "</ul>")
-        out.append(f"<p><b>{_e(t('package.next_action', lang))}:</b> {_e(f.next_action)}</p>")
+        out.append(f"<p>{_label('package.next_action', lang)}{_e(f.next_action)}</p>")
     return out
 
 
@@ -390,14 +398,17 @@ def _retry(pkg: EvidencePackage, lang: Lang) -> list[str]:
         return []
     out = [f"<h2>7. {_e(t('package.retry', lang, s=r.previous_session))}</h2>"]
     for rr in r.rounds:
-        out.append(f"<h3>{_e(rr.title)}: {rr.before_total} → {rr.after_total} ({rr.delta:+d})</h3>")
+        totals = f"{rr.before_total} → {rr.after_total}" + bracketed(f"{rr.delta:+d}", lang)
+        out.append(f"<h3>{_e(joined(rr.title, totals, lang))}</h3>")
         rows = []
         for d in rr.dimensions:
             eff = ""
             if d.before_effective is not None and (
                 d.before_effective != d.before or d.after_effective != d.after
             ):
-                eff = f" ({t('package.effective', lang)} {d.before_effective} → {d.after_effective})"
+                eff = bracketed(
+                    f"{t('package.effective', lang)} {d.before_effective} → {d.after_effective}", lang
+                )
             rows.append([_e(d.title), str(d.before), str(d.after), f"<b>{d.delta:+d}</b>{_e(eff)}",
                          "<br>".join(_e(q) for q in d.quotes_before[:2]),
                          "<br>".join(_e(q) for q in d.quotes_after[:2])])  # fmt: skip
@@ -425,8 +436,9 @@ def _transcript(pkg: EvidencePackage, lang: Lang) -> list[str]:
         used = f"{r.used_s / 60:.1f}" if r.used_s is not None else "—"
         budget = _e(t("package.used", lang, used=used, minutes=r.minutes))
         if r.over_budget:
-            budget += f' <span class="bad">{_e(t("package.over", lang))}</span>'
-        out.append(f"<h3>{_e(r.title)} <small>({budget})</small></h3>")
+            budget += f'{"，" if lang == "zh" else " "}<span class="bad">{_e(t("package.over", lang))}</span>'
+        opening, closing = ("（", "）") if lang == "zh" else (" (", ")")
+        out.append(f"<h3>{_e(r.title)}<small>{opening}{budget}{closing}</small></h3>")
         for turn in r.turns:
             who = t("package.interviewer" if turn.role == "interviewer" else "package.candidate_role", lang)
             at = (

@@ -1,4 +1,5 @@
-"""What the package's pages (index.html, index.md) show for numbers, times, ids and owners; their words are in
+"""What the package's pages (index.html, index.md) show for numbers, times, ids and owners, and the punctuation
+that joins their texts in each language (a colon, a list, a remark in brackets); their words are in
 messages/package.yaml (agent/util/messages.py: `t("package.…", lang)`)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import re
 
 from agent.graph.plan import with_self_check
 from agent.rubric.model import SELF_CHECK, Lang
-from agent.util.messages import has, t
+from agent.util.messages import colon, has, t
 
 
 def number(x: float) -> str:
@@ -22,6 +23,29 @@ def seconds(s: float | None) -> str:
         return "—"
     m, sec = divmod(round(s), 60)
     return f"{m}:{sec:02d}"
+
+
+# ---------------------------------------------------------------- punctuation where texts join
+
+
+def joined(first: str, second: str, lang: Lang) -> str:
+    """A text and what it introduces: "Verdict: correct" / "结论：正确"."""
+    return first + colon(lang) + second
+
+
+def listed(parts: list[str], lang: Lang) -> str:
+    """Items of a list that may themselves hold commas: "a; b" / "a；b"."""
+    return ("；" if lang == "zh" else "; ").join(parts)
+
+
+def paired(first: str, second: str, lang: Lang) -> str:
+    """Two short items side by side: "coach-ana, 2026-…" / "coach-ana，2026-…"."""
+    return first + ("，" if lang == "zh" else ", ") + second
+
+
+def bracketed(text: str, lang: Lang) -> str:
+    """A remark after a text: " (5 min)" / "（5 分钟）" (no space before Chinese brackets)."""
+    return f"（{text}）" if lang == "zh" else f" ({text})"
 
 
 # ---------------------------------------------------------------- names for what the package stores as ids
@@ -55,12 +79,14 @@ def owner_name(owner: str | None) -> str | None:
     return owner
 
 
-_GIVEN_IDS = re.compile(r"(?P<sep>[:：]\s*)(?P<ids>given-[a-z0-9-]+(?:,\s*given-[a-z0-9-]+)*)\s*$")
+_FACT = r"(?:given|hidden)-[a-z0-9-]+"
+_GIVEN_IDS = re.compile(rf"(?P<sep>[:：]\s*)(?P<ids>{_FACT}(?:,\s*{_FACT})*)\s*$")
 
 
 def note_text(note: str, lang: Lang) -> str:
-    """A round's note with the ids of the inputs the candidate asked for counted, not listed (their texts
-    are in the question version, as the inputs the candidate asked for)."""
+    """A round's note with the ids of the inputs the candidate asked for (the capacity round's `given-…`, the
+    design round's `hidden-…`) counted, not listed (their texts are in the question version, as the inputs the
+    candidate asked for)."""
     m = _GIVEN_IDS.search(note)
     if not m:
         return note
