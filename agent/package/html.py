@@ -20,6 +20,7 @@ from agent.package.labels import (
     paired,
     plan_name,
     seconds,
+    written,
 )
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
@@ -303,11 +304,8 @@ def _scores(pkg: EvidencePackage, lang: Lang) -> list[str]:
             ov = ""
             if d.override:
                 o = d.override
-                ov = _e(
-                    joined(
-                        f"{o.judge_score} → {o.human_score} · {o.reviewer} · {o.created_at}", o.reason, lang
-                    )
-                )
+                when = written(o.created_at, o.original_created_at, lang)
+                ov = _e(joined(f"{o.judge_score} → {o.human_score} · {o.reviewer} · {when}", o.reason, lang))
                 if o.stale:
                     ov += _e(bracketed(t("package.stale", lang), lang))
             caps = " · " + listed([cap_text(c, lang) for c in d.caps], lang) if d.caps else ""
@@ -344,7 +342,8 @@ def _disputed(pkg: EvidencePackage, lang: Lang) -> list[str]:
         out.append(f"<h3>{_e(head)}</h3>")
         if d.override:
             o = d.override
-            who = joined(paired(o.reviewer, o.created_at, lang), o.reason, lang)
+            when = written(o.created_at, o.original_created_at, lang)
+            who = joined(paired(o.reviewer, when, lang), o.reason, lang)
             out.append(f"<p>{_label('package.override', lang)}{_e(who)}</p>")
         if d.fallback_reason:
             out.append(

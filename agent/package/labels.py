@@ -48,6 +48,14 @@ def bracketed(text: str, lang: Lang) -> str:
     return f"（{text}）" if lang == "zh" else f" ({text})"
 
 
+def written(created_at: str, original_created_at: str | None, lang: Lang) -> str:
+    """When an override was written: its log time; for a row imported from another install's log after this
+    log's rows (dated at the import), the time it was written there, then when it was imported."""
+    if not original_created_at:
+        return created_at
+    return original_created_at + bracketed(t("package.imported", lang, at=created_at), lang)
+
+
 # ---------------------------------------------------------------- names for what the package stores as ids
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.contracts.labels import judge_line, judge_name
 from agent.package.html import dim_titles, round_titles
-from agent.package.labels import bracketed, joined, listed, name, number, paired, plan_name, seconds
+from agent.package.labels import bracketed, joined, listed, name, number, paired, plan_name, seconds, written
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
 from agent.util.messages import colon, labelled, t, then
@@ -133,7 +133,15 @@ def render_markdown(pkg: EvidencePackage) -> str:
             for d in r.dimensions:
                 o = d.override
                 ov = (
-                    joined(paired(f"{o.judge_score} → {o.human_score}", o.reviewer, lang), o.reason, lang)
+                    joined(
+                        paired(
+                            paired(f"{o.judge_score} → {o.human_score}", o.reviewer, lang),
+                            written(o.created_at, o.original_created_at, lang),
+                            lang,
+                        ),
+                        o.reason,
+                        lang,
+                    )
                     if o
                     else ""
                 )
@@ -154,7 +162,8 @@ def render_markdown(pkg: EvidencePackage) -> str:
         ]
         if dp.override:
             o = dp.override
-            out.append(f"- {joined(t('package.override', lang), joined(o.reviewer, o.reason, lang), lang)}")
+            who = paired(o.reviewer, written(o.created_at, o.original_created_at, lang), lang)
+            out.append(f"- {joined(t('package.override', lang), joined(who, o.reason, lang), lang)}")
         if dp.fallback_reason:
             out.append(f"- {joined(t('package.fallback', lang), dp.fallback_reason, lang)}")
         out += [f"> {_c(q)}" for q in dp.quotes]

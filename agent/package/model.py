@@ -152,13 +152,26 @@ class Formulas(_Model):
 # ---------------------------------------------------------------- score sheet
 
 
+def _absent(v: object) -> bool:
+    """Fields added after schema version 1 are left out of package.json when unset: packages stay as they were."""
+    return v is None
+
+
 class OverrideRecord(_Model):
     id: int
     judge_score: int
     human_score: int
     reviewer: str
     reason: str
-    created_at: str
+    created_at: str = Field(
+        description="when the row was written into this log (for an imported row: the import)"
+    )
+    original_created_at: str | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="a row imported from another install's log after this log's rows: when it was written there "
+        "(agent/db/migrations/postgres/0005_override_origin.sql); absent otherwise",
+    )
     rubric_version: str
     judge_model: str
     judge_kind: str

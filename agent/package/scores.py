@@ -19,6 +19,7 @@ def override_record(o: Override, stale: bool) -> OverrideRecord:
         reviewer=o.reviewer,
         reason=o.reason,
         created_at=o.created_at,
+        original_created_at=o.original_created_at,
         rubric_version=o.rubric_version,
         judge_model=o.judge_model,
         judge_kind=o.judge_kind,

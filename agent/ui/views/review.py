@@ -53,7 +53,7 @@ def review_html(
             o = e.override
             details.append(
                 f"<p><b>{html.escape(t('ui.override_detail', ui))}{colon(ui)}</b>"
-                f"{o.judge_score} → {o.human_score} · {safe_md(o.reviewer)} · {html.escape(_when(o.created_at))}"
+                f"{o.judge_score} → {o.human_score} · {safe_md(o.reviewer)} · {_written(o, ui)}"
                 f"{colon(ui)}{safe_md(o.reason)}</p>"
             )
         if ds:
@@ -96,6 +96,18 @@ def _when(created_at: str) -> str:
     return created_at.replace("T", " ")[:16]
 
 
+def _written(o: Override, ui: Lang) -> str:
+    """When a row was written, as HTML: its log time; for a row imported from another install's log after this
+    log's rows (dated at the import, agent/db/migrations/postgres/0005_override_origin.sql), the time it was
+    written there, marked imported, the import's time in its title."""
+    if not o.original_created_at:
+        return html.escape(_when(o.created_at))
+    mark = t("ui.log_imported", ui)
+    mark = f"（{mark}）" if ui == "zh" else f" ({mark})"
+    title = html.escape(t("ui.log_imported_at", ui, at=_when(o.created_at)), quote=True)
+    return f"<span class='coach-imported' title=\"{title}\">{html.escape(_when(o.original_created_at) + mark)}</span>"
+
+
 def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang, *, problem: str | None = None) -> str:
     """The override log of a report, oldest row first: headers in the interface language, the round and the
     dimension by name, the time to the minute. Each row carries its log id and the ids of its round and
@@ -112,7 +124,7 @@ def log_html(rows: Sequence[Override], rubric: Rubric, ui: Lang, *, problem: str
     for r in sorted(rows, key=lambda x: x.id):
         cells = (
             str(r.id),
-            html.escape(_when(r.created_at)),
+            _written(r, ui),
             html.escape(round_title(rubric, r.round, ui)),
             html.escape(dim_title(rubric, r.dimension, ui)),
             str(r.judge_score),
