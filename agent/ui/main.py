@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.ui.auth import (
     AuthError,
@@ -24,7 +25,14 @@ from agent.ui.auth import (
     users_path,
 )
 
+if TYPE_CHECKING:
+    import gradio as gr
+
 MAX_FILE_SIZE = "50mb"
+ANALYTICS_EVERY = 100
+"""Gradio sums up the events it keeps (up to 10,000, in a pandas DataFrame) for the timings on the API page;
+by default after every event, which cost each event 2 ms at first and 7 ms once 10,000 are kept: once
+every this many events is enough (`GRADIO_ANALYTICS_CACHE_FREQUENCY`, which an operator may still set)."""
 AUTH_MESSAGE = (
     "vLLM Interview Coach. After 5 failed sign-ins for a name or from an address, each further try "
     "waits longer (1 s, 2 s, 4 s, … at most 5 minutes); the login page then says only that the "
@@ -90,6 +98,14 @@ def _migrate_on_start() -> None:
         sys.exit(f"error: {e}")
 
 
+def queued(app: gr.Blocks) -> gr.Blocks:
+    """`app` with its queue: four events at a time, the API page's timings summed up every
+    `ANALYTICS_EVERY` events."""
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(ANALYTICS_EVERY))
+    app.queue(default_concurrency_limit=4)
+    return app
+
+
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.add_user:
@@ -121,8 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     from agent.ui.sources import warm_sources
 
     warm_sources()  # the source index loads while the page is opened, not on the first answer
-    app = build_app(Services(require_login=bool(users)), ui_lang=args.lang)
-    app.queue(default_concurrency_limit=4)
+    app = queued(build_app(Services(require_login=bool(users)), ui_lang=args.lang))
     launch: Any = app.launch
     launch(**launch_kwargs(args.host, args.port, users))
 
