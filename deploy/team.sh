@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The team setup on one machine, without containers (deploy/compose.yaml is the same in containers):
 #
-#   deploy/team.sh [--judge cpu|embedded] [--replicas N] [--no-index] [--no-proxy]
+#   deploy/team.sh [--judge cpu|embedded] [--replicas N] [--no-index] [--no-proxy] [--import-from DIR]
 #   deploy/team.sh --stop        # stop what a team.sh that was killed (SIGKILL) left running
 #
 # It starts, each as a child in its own process group, and stops them all on SIGTERM / Ctrl-C:
@@ -15,6 +15,12 @@
 #      owner's URL only in $TEAM_DIR/pg-owner-url (0600, never given to the apps nor in team.env), for
 #      an admin: INTERVIEW_DATABASE_URL="$(cat $TEAM_DIR/pg-owner-url)" .venv/bin/interview db migrate.
 #      A cluster made by an earlier team.sh, where `coach` owned everything, is converted on start.
+#      --import-from DIR: then `interview db import --from-sqlite DIR` as coach_owner, before any app
+#      replica starts, so the one-machine data dir's users, sessions, overrides and browser-id secret
+#      are in the database when the replicas first read it (a replica makes a secret of its own when the
+#      database has none; the import then keeps that one and refuses the machine's). Stop the
+#      one-machine app first. When the import refuses anything (or fails) team.sh stops there and no
+#      replica starts: its report is in $TEAM_DIR/logs/import.log. Run again, it imports nothing twice.
 #   2. a Chroma server (`chroma run`) over $TEAM_DIR/chroma on 127.0.0.1:$CHROMA_PORT, and the vLLM
 #      source index built into it once (`interview index build`; --no-index skips it)
 #   3. the judge: --judge cpu (default) a pool of --replicas N (default 2) vLLM CPU servers behind
@@ -36,6 +42,7 @@
 # Environment: TEAM_DIR (default <data dir>/team), PG_DIR, PG_PORT (55432), CHROMA_PORT (58000), JUDGE_PORT
 # (58100), APP_PORTS ("7861 7862"), PROXY_HOST (127.0.0.1), PROXY_PORT (7860), STOP_GRACE_S (30).
 set -euo pipefail
+START_DIR="$PWD"
 cd "$(dirname "$0")/.."
 REPO="$PWD"
 
@@ -44,6 +51,7 @@ REPLICAS="${JUDGE_REPLICAS:-2}"
 BUILD_INDEX=1
 PROXY=1
 STOP_ONLY=0
+IMPORT_FROM=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --judge) JUDGE="$2"; shift 2 ;;
@@ -52,13 +60,19 @@ while [ $# -gt 0 ]; do
     --replicas=*) REPLICAS="${1#*=}"; shift ;;
     --no-index) BUILD_INDEX=0; shift ;;
     --no-proxy) PROXY=0; shift ;;
+    --import-from) IMPORT_FROM="${2:-}"; shift 2 || { echo "team.sh: --import-from needs a folder" >&2; exit 2; } ;;
+    --import-from=*) IMPORT_FROM="${1#*=}"; shift ;;
     --stop) STOP_ONLY=1; shift ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "team.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$JUDGE" in cpu|embedded) ;; *) echo "team.sh: --judge must be cpu or embedded" >&2; exit 2 ;; esac
 case "$REPLICAS" in ''|*[!0-9]*|0) echo "team.sh: --replicas must be a whole number >= 1" >&2; exit 2 ;; esac
+if [ -n "$IMPORT_FROM" ]; then
+  case "$IMPORT_FROM" in /*) ;; *) IMPORT_FROM="$START_DIR/$IMPORT_FROM" ;; esac
+  [ -d "$IMPORT_FROM" ] || { echo "team.sh: --import-from: no folder $IMPORT_FROM" >&2; exit 2; }
+fi
 
 DATA_ROOT="${INTERVIEW_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/vllm-interview-coach}"
 TEAM_DIR="${TEAM_DIR:-$DATA_ROOT/team}"
@@ -198,6 +212,16 @@ OWNER_URL="postgresql://coach_owner:$PG_OWNER_PASSWORD@127.0.0.1:$PG_PORT/coach"
 (umask 077 && echo "$OWNER_URL" >"$TEAM_DIR/pg-owner-url")
 INTERVIEW_DATABASE_URL="$OWNER_URL" .venv/bin/interview db migrate >>"$LOGS/migrate.log" 2>&1 \
   || fail "interview db migrate (as coach_owner) failed (see $LOGS/migrate.log)"
+# a one-machine data dir goes in now, before any app replica has read (or made) the browser-id secret
+if [ -n "$IMPORT_FROM" ]; then
+  echo "team.sh: importing $IMPORT_FROM into the database (before the app replicas start)" >&2
+  if ! INTERVIEW_DATABASE_URL="$OWNER_URL" .venv/bin/interview db import --from-sqlite "$IMPORT_FROM" \
+    --url "$OWNER_URL" >>"$LOGS/import.log" 2>&1; then
+    tail -n 25 "$LOGS/import.log" >&2
+    fail "the import of $IMPORT_FROM refused something or failed (its report: $LOGS/import.log); no app replica was started"
+  fi
+  echo "team.sh: imported $IMPORT_FROM (its report: $LOGS/import.log)" >&2
+fi
 unset OWNER_URL PG_OWNER_PASSWORD
 export INTERVIEW_DATABASE_URL="postgresql://coach:$PG_PASSWORD@127.0.0.1:$PG_PORT/coach"
 
