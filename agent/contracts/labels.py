@@ -1,6 +1,7 @@
 """What people read for the judges, and for the judge's flags and gate caps: a display name and one line of
 explanation, in English and Chinese. The texts are data, `messages/labels.yaml` (read through the message
-catalogue of `agent/util/messages.py`); this module gives them as tables by id and renders them. The ids
+catalogue of `agent/util/messages.py`); this module gives them as tables by id and renders them, with the
+words around them (a bound, a dimension's coverage) from the same file's `labels.text.…` entries. The ids
 themselves stay in the JSON reports; the app and the Markdown report show these.
 """
 
@@ -10,7 +11,7 @@ import re
 
 from agent.contracts.report import Coverage, DimensionScore, JudgeInfo
 from agent.rubric.model import Lang
-from agent.util.messages import LANGS, MessageError, catalogue, t
+from agent.util.messages import LANGS, MessageError, catalogue, colon, listed, t, then
 
 Label = dict[Lang, tuple[str, str]]
 """language -> (display name, one-line explanation)."""
@@ -63,7 +64,7 @@ def judge_name(judge: JudgeInfo, lang: Lang) -> str:
     name = found[0] if found else judge.kind
     if judge.kind == "vllm" and judge.model:
         model = judge.model.rstrip("/").rsplit("/", 1)[-1]
-        name = f"{name}（{model}）" if lang == "zh" else f"{name} ({model})"
+        name = t("labels.text.judge_model", lang, name=name, model=model)
     return name
 
 
@@ -73,7 +74,7 @@ def judge_line(judge: JudgeInfo, lang: Lang) -> str:
     name = judge_name(judge, lang)
     if not found:
         return name
-    return f"{name}{'——' if lang == 'zh' else ' — '}{found[1]}"
+    return then(name, found[1], lang)
 
 
 def flag_name(flag: str, lang: Lang) -> str:
@@ -87,7 +88,7 @@ def flag_line(flag: str, lang: Lang) -> str:
     found = _label(FLAGS, flag, lang)
     if not found:
         return flag
-    return f"{found[0]}{'：' if lang == 'zh' else ': '}{found[1]}"
+    return found[0] + colon(lang) + found[1]
 
 
 def rule_name(rule: str, lang: Lang) -> str:
@@ -102,52 +103,43 @@ def cap_text(cap: str, lang: Lang) -> str:
     m = _CAP.match(cap.strip())
     if not m:
         return cap
-    name, n = rule_name(m["name"], lang), m["n"]
-    if m["how"] == "≤":
-        return f"{name}：最高 {n} 分" if lang == "zh" else f"{name}: at most {n}"
-    return f"{name}：扣 {n} 分" if lang == "zh" else f"{name}: {n} taken off"
+    key = "labels.text.at_most" if m["how"] == "≤" else "labels.text.taken_off"
+    return t(key, lang, name=rule_name(m["name"], lang), n=m["n"])
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def _count(what: str, n: int, lang: Lang) -> str:
+    """ "1 strong signal", "2 weak signals": `labels.text.<what>.one` or `.other`."""
+    return t(f"labels.text.{what}.{'one' if n == 1 else 'other'}", lang, n=n)
+
+
+def _missing(items: list[str], lang: Lang) -> str:
+    return t("labels.text.missing", lang, items=listed(items, lang))
 
 
 def coverage_text(c: Coverage, lang: Lang, *, missing: bool = True) -> str:
     """How the checklist got to a dimension's level, in the report's language and with no rubric ids (a
     weak signal is counted, not named): "5 of 8 expected items covered (62%); 1 strong signal; missing: …"."""
-    zh = lang == "zh"
-    pct = f"{c.share:.0%}"  # as the judge's reason string writes it
+    share = f"{c.share:.0%}"  # as the judge's reason string writes it
     if c.round_share is not None:
         # the share the level is read from is pulled toward the round's: say so, not as a raw share
-        r = f"{c.round_share:.0%}"
-        pct = f"结合整轮覆盖 {r}，按 {pct} 计分" if zh else f"scored as {pct} with the round's {r}"
-    out = [f"覆盖了 {c.expected} 项期望要点中的 {c.covered} 项（{pct}）" if zh else f"{c.covered} of {c.expected} expected items covered ({pct})"]  # fmt: skip
+        share = t("labels.text.with_round", lang, share=share, round=f"{c.round_share:.0%}")
+    out = [t("labels.text.covered", lang, covered=c.covered, expected=c.expected, share=share)]
     if c.strong_signals:
-        out.append(f"{c.strong_signals} 个强信号" if zh else _plural(c.strong_signals, "strong signal"))
+        out.append(_count("strong", c.strong_signals, lang))
     if c.weak_signals:
-        n = len(c.weak_signals)
-        out.append(f"{n} 个弱信号" if zh else _plural(n, "weak signal"))
+        out.append(_count("weak", len(c.weak_signals), lang))
     if c.model_score is not None:
-        why = f"（{c.model_reason}）" if zh else f" ({c.model_reason})"
-        out.append(
-            (f"模型给 {c.model_score} 分" if zh else f"model said {c.model_score}")
-            + (why if c.model_reason else "")
-        )
+        if c.model_reason:
+            out.append(t("labels.text.model_why", lang, n=c.model_score, why=c.model_reason))
+        else:
+            out.append(t("labels.text.model", lang, n=c.model_score))
     if c.samples:
-        listed = ", ".join(str(x) for x in c.samples)
-        out.append(
-            f"{len(c.samples)} 次采样的中位数（{listed}；此样本 {c.sample_score}）"
-            if zh
-            else f"median of {len(c.samples)} samples ({listed}; this sample {c.sample_score})"
-        )
+        scores = ", ".join(str(x) for x in c.samples)
+        out.append(t("labels.text.samples", lang, k=len(c.samples), scores=scores, score=c.sample_score))
     if missing and c.missing:
         shown, more = c.missing[:3], len(c.missing) - 3
-        out.append(
-            ("缺少：" + "；".join(shown) + (f"；另 {more} 项" if more > 0 else ""))
-            if zh
-            else ("missing: " + "; ".join(shown) + (f"; {more} more" if more > 0 else ""))
-        )
-    return ("；" if zh else "; ").join(out)
+        out.append(_missing(shown + ([t("labels.text.more", lang, n=more)] if more > 0 else []), lang))
+    return listed(out, lang)
 
 
 _COVERED = re.compile(r"^(?P<have>\d+)/(?P<all>\d+) expected items covered \((?P<pct>\d+)%\)$")
@@ -174,20 +166,16 @@ def reason_text(reason: str, lang: Lang, *, missing: bool = True) -> str:
         elif _ROUND.match(part):
             continue
         elif m := _STRONG.match(part):
-            n = int(m["n"])
-            out.append(f"{n} 个强信号" if lang == "zh" else _plural(n, "strong signal"))
+            out.append(_count("strong", int(m["n"]), lang))
         elif part.startswith("weak: "):
-            n = len([w for w in part[6:].split(",") if w.strip()])
-            out.append(f"{n} 个弱信号" if lang == "zh" else _plural(n, "weak signal"))
+            out.append(_count("weak", len([w for w in part[6:].split(",") if w.strip()]), lang))
         elif m := _MODEL.match(part):
-            out.append(f"模型给 {m['n']} 分（{m['why']}）" if lang == "zh" else part)
+            out.append(t("labels.text.model_why", lang, n=m["n"], why=m["why"]))
         else:
             out.append(part)
     if sep and missing:
-        out.append(
-            f"缺少：{miss.strip().replace('; ', '；')}" if lang == "zh" else f"missing: {miss.strip()}"
-        )
-    return ("；" if lang == "zh" else "; ").join(out)
+        out.append(_missing(miss.strip().split("; "), lang))
+    return listed(out, lang)
 
 
 def why_text(ds: DimensionScore, lang: Lang, *, missing: bool = True, caps: bool = True) -> str:

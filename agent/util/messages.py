@@ -185,3 +185,8 @@ def then(first: str, second: str, lang: Lang) -> str:
 def sentences(parts: list[str], lang: Lang) -> str:
     """Sentences one after the other: a space between them in English, none in Chinese."""
     return ("" if lang == "zh" else " ").join(p.strip() for p in parts if p.strip())
+
+
+def listed(parts: list[str], lang: Lang) -> str:
+    """Items of a list one after the other: "a; b" in English, "a；b" in Chinese."""
+    return ("；" if lang == "zh" else "; ").join(parts)

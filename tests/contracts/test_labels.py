@@ -131,3 +131,46 @@ def test_a_label_without_its_name_or_its_line_is_refused(monkeypatch: pytest.Mon
     monkeypatch.setattr(labels, "catalogue", dict)
     with pytest.raises(MessageError, match=r"no labels labels.flag.\*"):
         labels._table("flag")
+
+
+def test_labels_py_holds_no_words_of_either_language() -> None:
+    """The words around the labels (a bound, a dimension's coverage, a judge's model) are messages/labels.yaml's
+    `labels.text.…` entries: no string in labels.py's code is Chinese, and none of its code asks which
+    language it writes (the catalogue's punctuation helpers do, in agent/util/messages.py)."""
+    tree = ast.parse((repo_root() / "agent" / "contracts" / "labels.py").read_text(encoding="utf-8"))
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    chinese = [
+        f"line {n.lineno}: {n.value!r}"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and id(n) not in docs
+        and any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in n.value)
+    ]
+    branches = [
+        f"line {n.lineno}: {ast.unparse(n)}"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Compare)
+        and any(isinstance(c, ast.Constant) and c.value in LANGS for c in [n.left, *n.comparators])
+    ]
+    assert not chinese and not branches, chinese + branches
+
+
+def test_a_count_takes_its_one_or_other_form_in_each_language() -> None:
+    from agent.contracts.labels import coverage_text, reason_text
+    from agent.contracts.report import Coverage
+
+    for n in (1, 2):
+        c = Coverage(covered=1, expected=2, share=0.5, strong_signals=n, weak_signals=["w"] * n)
+        en, zh = coverage_text(c, "en"), coverage_text(c, "zh")
+        assert f"{n} strong signal{'s' if n > 1 else ''}; {n} weak signal{'s' if n > 1 else ''}" in en
+        assert f"{n} 个强信号；{n} 个弱信号" in zh
+        old = reason_text(f"1/2 expected items covered (50%); {n} strong signal(s)", "en")
+        assert old.endswith(f"{n} strong signal{'s' if n > 1 else ''}")
