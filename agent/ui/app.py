@@ -76,6 +76,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             if pane.on_load is not None:
                 pane.on_load(loaded)
         follow_gradio_locale(app, ui, [ui.change, loaded.then])
+        ui.change(ctx.bind(signed_in), ui, who, api_name="signed_in_rerender", show_progress="hidden")
     return app
 
 
@@ -165,6 +166,12 @@ def saved_language(saved: str | None, current: str) -> Any:
     """The interface language this browser chose last; the switch as it is when it chose none (or when
     that is the one shown: a change would re-render every label for nothing)."""
     return saved if saved in ("en", "zh") and saved != current else gr.update()
+
+
+def signed_in(ctx: AppContext, ui_v: str, request: gr.Request) -> Any:
+    """Who is signed in, in the new interface language (nothing to say without a login)."""
+    user = str(request.username or "") if ctx.services.require_login else ""
+    return t("ui.signed_in_as", lang_of(ui_v), user=user) if user else gr.update()
 
 
 def restore_owner(ctx: AppContext, saved: str | None, ui_v: str, request: gr.Request) -> tuple[str, str, str]:

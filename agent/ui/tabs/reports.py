@@ -14,7 +14,7 @@ from agent.contracts.transcript import Transcript
 from agent.grading.render import report_json
 from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
-from agent.overrides import effective_scores
+from agent.overrides import EffectiveScore, effective_scores
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
 from agent.ui.charts import radar
@@ -112,6 +112,14 @@ def build(ctx: AppContext) -> None:
     rep_compare.click(
         ctx.bind(compare_attempts), [rep_a, rep_b, *common], rep_cmp, api_name="compare_attempts"
     )
+    # the language switch renders the lists, the history and the open report again (what is chosen stays)
+    ctx.ui.change(
+        ctx.bind(rerender_reports),
+        [rep_state, *common],
+        [rep_sessions, rep_history, rep_a, rep_b, rep_chart, rep_summary],
+        api_name="reports_rerender",
+        show_progress="hidden",
+    )
 
 
 def history_headers(lang: Lang) -> list[str]:
@@ -141,10 +149,10 @@ def my_reports(owner: str) -> list[tuple[SessionSummary, SessionReport]]:
     return out
 
 
-def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
-    ui = lang_of(ui_v)
-    reports = my_reports(ctx.owner_of(owner_v, request))
-    ids = [summary.session_id for summary, _ in reports]
+def _listed(
+    ctx: AppContext, reports: list[tuple[SessionSummary, SessionReport]], ui: Lang
+) -> tuple[list[tuple[str, str]], list[list[Any]]]:
+    """The owner's finished sessions as the pickers name them, and as the history table's rows, in `ui`."""
     named = [(f"{ctx.plan_name(s.plan, ui)} · {s.updated_at[:16].replace('T', ' ')} · {s.session_id}", s.session_id)
              for s, _ in reports]  # fmt: skip
     rows = [
@@ -152,10 +160,20 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
             summary.session_id,
             ctx.plan_name(summary.plan, ui),
             summary.updated_at[:16].replace("T", " "),
-            ", ".join(f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds),
+            ("、" if ui == "zh" else ", ").join(
+                f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds
+            ),
         ]
         for summary, r in reports
     ]
+    return named, rows
+
+
+def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
+    ui = lang_of(ui_v)
+    reports = my_reports(ctx.owner_of(owner_v, request))
+    ids = [summary.session_id for summary, _ in reports]
+    named, rows = _listed(ctx, reports, ui)
     latest = ids[0] if ids else None
     earlier = ids[1] if len(ids) > 1 else latest
     return [
@@ -164,6 +182,35 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
         gr.update(choices=named, value=earlier),
         gr.update(choices=named, value=latest),
     ]
+
+
+def rerender_reports(
+    ctx: AppContext, rep: dict[str, Any] | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """The session pickers and the history in the new interface language (the sessions picked stay), and the
+    open report's chart and summary (its downloads are in the session's language: they stay)."""
+    ui = lang_of(ui_v)
+    named, rows = _listed(ctx, my_reports(ctx.owner_of(owner_v, request)), ui)
+    pick = gr.update(choices=named)
+    history = {"headers": history_headers(ui), "data": rows}
+    if not rep:
+        return [pick, history, pick, pick, gr.update(), gr.update()]
+    report = SessionReport.model_validate(rep["report"])
+    key = str(rep.get("key") or report.id)
+    eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
+    return [pick, history, pick, pick, *_chart_and_summary(ctx, report, eff, ui)]
+
+
+def _chart_and_summary(ctx: AppContext, report: Report, eff: list[EffectiveScore], ui: Lang) -> list[Any]:
+    """The report's radar chart (a line per round, its effective scores) and its totals, in `ui`."""
+    by_round: dict[str, list[int]] = {}
+    for e in eff:
+        by_round.setdefault(e.round, []).append(e.effective)
+    fig = radar(
+        [views.dim_title(ctx.rubric, d, ui) for d in DIMENSIONS],
+        [(views.round_title(ctx.rubric, rid, ui), vals) for rid, vals in by_round.items()],
+    )
+    return [fig, views.report_summary_md(report, ctx.rubric, ui, eff)]
 
 
 def package_files(ctx: AppContext, session_id: str, owner: str) -> tuple[str, str]:
@@ -199,13 +246,7 @@ def show_report(
     rubric = ctx.rubric
     key = key or report.id
     eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
-    by_round: dict[str, list[int]] = {}
-    for e in eff:
-        by_round.setdefault(e.round, []).append(e.effective)
-    fig = radar(
-        [views.dim_title(rubric, d, ui) for d in DIMENSIONS],
-        [(views.round_title(rubric, rid, ui), vals) for rid, vals in by_round.items()],
-    )
+    fig, summary = _chart_and_summary(ctx, report, eff, ui)
     folder = download_dir()
     jpath = folder / f"{safe_name(report.id)}.json"
     mpath = folder / f"{safe_name(report.id)}.md"
@@ -219,10 +260,10 @@ def show_report(
         md += views.transcript_md(rubric, transcript)
     mpath.write_text(md, encoding="utf-8")
     return [
-        {"report": report.model_dump(mode="json")},
+        {"report": report.model_dump(mode="json"), "key": key},
         "",
         fig,
-        views.report_summary_md(report, rubric, ui, eff),
+        summary,
         str(jpath),
         str(mpath),
         *([gr.update(value=f, interactive=True) for f in package] if package else no_package()),

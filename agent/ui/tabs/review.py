@@ -109,11 +109,11 @@ def build(ctx: AppContext) -> None:
         [r_save_status, r_summary, r_table, r_log],
         api_name="save_override",
     )
-    # the language switch renders the open report again
+    # the language switch renders the open report again, and the line that says what was opened
     ui.change(
         ctx.bind(rerender),
-        [ui, report_state],
-        [r_summary, r_table, r_round, r_log],
+        [ui, report_state, r_status],
+        [r_status, r_summary, r_table, r_round, r_log],
         api_name="review_rerender",
         show_progress="hidden",
     )
@@ -132,15 +132,26 @@ def loaded(
     """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
     `stored`: it is a stored session's (access is checked again when an override is saved)."""
     key = key or report.id
-    opened = t("ui.opened", ui, id=report.id, kind=t(kind, ui))
     rep = {
         "report": report.model_dump(mode="json"),
         "session": isinstance(report, SessionReport),
         "key": key,
         "stored": stored,
+        "kind": kind,
+        "note": bool(note),
     }
     summary, table, rounds, log = shown(ctx, report, key, ui)
-    return [rep, f"{opened} {note}" if note else opened, summary, table, rounds, log]
+    return [rep, opened_line(rep, ui), summary, table, rounds, log]
+
+
+def opened_line(rep: dict[str, Any], ui: Lang) -> str:
+    """What Review says it opened ("Opened s-1 (session report)."), with where an upload's overrides are
+    kept, in the interface language `ui`."""
+    report_id = str(rep["report"]["id"])
+    opened = t("ui.opened", ui, id=report_id, kind=t(str(rep.get("kind") or "ui.kind_report"), ui))
+    if not rep.get("note"):
+        return opened
+    return f"{opened} {t('ui.upload_key', ui, where=str(rep.get('key') or report_id))}"
 
 
 def shown(ctx: AppContext, report: Report, key: str, ui: Lang, *, keep_round: bool = False) -> list[Any]:
@@ -170,15 +181,18 @@ def log_problem(ctx: AppContext) -> str | None:
     return str(v.problems[0]) if v.problems else None
 
 
-def rerender(ctx: AppContext, ui_v: str, rep: dict[str, Any] | None) -> list[Any]:
-    """The open report in the new interface language (the round picked stays)."""
+def rerender(ctx: AppContext, ui_v: str, rep: dict[str, Any] | None, status: str | None = None) -> list[Any]:
+    """The open report in the new interface language (the round picked stays), and the line saying what was
+    opened (a warning shown in its place stays as it is)."""
     if not rep:
-        return [gr.update()] * 4
+        return [gr.update()] * 5
+    lang = lang_of(ui_v)
+    said = gr.update() if (status or "").startswith("⚠️") else opened_line(rep, lang)
     report = SessionReport.model_validate(rep["report"])
     try:
-        return shown(ctx, report, str(rep.get("key") or report.id), lang_of(ui_v), keep_round=True)
+        return [said, *shown(ctx, report, str(rep.get("key") or report.id), lang, keep_round=True)]
     except OverrideLogError:
-        return [gr.update()] * 4
+        return [said, *[gr.update()] * 4]
 
 
 def failed(msg: str) -> list[Any]:
