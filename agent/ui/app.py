@@ -18,6 +18,7 @@ from typing import Any
 import gradio as gr
 
 from agent.rubric.model import Lang
+from agent.ui import signatures
 from agent.ui.auth import browser_secret
 from agent.ui.context import LANG_CHOICES, AppContext, Services, lang_of
 from agent.ui.tabs import copilot, practice, reports, review
@@ -30,6 +31,7 @@ __all__ = ["AppContext", "Services", "build_app"]
 
 def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.Blocks:
     """The whole app, not launched. `main()` launches it with the safe defaults."""
+    signatures.remember()  # Gradio looks a component class's constructor up once, not on every event
     T = Texts(ui_lang)
     with gr.Blocks(title=t("ui.app_title", ui_lang), analytics_enabled=False) as app:
         owner_state = gr.State(None)
