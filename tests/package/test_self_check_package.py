@@ -76,7 +76,7 @@ def test_a_chinese_self_check_package_names_it_in_chinese(rubric: Rubric) -> Non
     assert pkg.question_version.round_ids == ["self-check"]
     assert pkg.question_version.rounds[0].title == "自检"
     page = files(pkg, "html")["index.html"].decode("utf-8")
-    assert "自检第 4 题：项目结果没有历史 dashboard 时，怎样诚实又有价值地回答？" in page
+    assert "自检第 4 题：项目结果没有历史看板（dashboard）时，怎样诚实又有价值地回答？" in page
     assert '<html lang="zh-CN">' in page and "自检" in page
 
 

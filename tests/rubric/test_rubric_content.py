@@ -753,10 +753,12 @@ def test_project_experience_questions(rubric: Rubric) -> None:
 
 
 def test_self_check_asks_the_seeds_four_questions(rubric: Rubric) -> None:
-    """Seed 000's closing 自检, word for word: the first question is the prompt, the other three its questions,
-    each asking for items of its own and with a follow-up for what an answer lacks."""
+    """Seed 000's closing 自检, word for word but for its English words, which a Chinese text gives in Chinese
+    (docs/glossary.md: retry → 重试, dashboard → 看板（dashboard）): the first question is the prompt, the other
+    three its questions, each asking for items of its own and with a follow-up for what an answer lacks."""
     r = rubric.round("self-check")
     asked = [r.prompt.zh, *(q.text.zh for q in r.questions)]
+    in_chinese = {" retry": "重试", " dashboard ": "看板（dashboard）"}  # no space left beside Chinese
     for k, seed_line in enumerate(
         (
             "任一轮得 5 分需要哪些比“答对”更多的证据？",
@@ -766,6 +768,8 @@ def test_self_check_asks_the_seeds_four_questions(rubric: Rubric) -> None:
         ),
         start=1,
     ):
+        for english, chinese in in_chinese.items():
+            seed_line = seed_line.replace(english, chinese)
         assert asked[k - 1] == f"自检第 {k} 题：{seed_line}"
     assert [q.group for q in r.questions] == ["system-design", "incident", "project-experience"]
     own = {e.id for e in r.evidence}
