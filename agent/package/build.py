@@ -78,12 +78,12 @@ def build_package(
     if report is None:
         omitted.append(
             Omission(
-                what="score sheet, assumptions, formulas, disputed evidence, failure evidence",
-                why=f"the session is not finished (status {view.status}): no round is scored yet",
+                what=t("package.omit.unscored", lang),
+                why=t("package.omit.unscored_why", lang),
             )
         )
     else:
-        got, intact, problem = override_rows(report.id, omitted)
+        got, intact, problem = override_rows(report.id, omitted, lang)
         rows = got or []
         eff = effective_scores(report, rows)
         sheet = score_sheet(rubric, report, eff, lang, intact, problem)
@@ -92,10 +92,8 @@ def build_package(
             if ra.checklist is None or tr is None:
                 omitted.append(
                     Omission(
-                        what=f"assumptions and checks of round {ra.round}",
-                        why="its stored assessment has no checklist"
-                        if tr
-                        else "its transcript is not stored",
+                        what=t("package.omit.checks", lang, round=rubric.round(ra.round).title.get(lang)),
+                        why=t("package.omit.checks_no_checklist" if tr else "package.omit.checks_no_transcript", lang),
                     )
                 )
                 continue
@@ -108,11 +106,9 @@ def build_package(
             if not dp.sources:
                 ra = next(r for r in report.rounds if r.round == dp.round)
                 why = next((n for n in ra.notes if "index" in n.lower() or "索引" in n), None)
-                what = f"vLLM source snippets for the disputed round {dp.round}"
+                what = t("package.omit.snippets", lang, round=rubric.round(dp.round).title.get(lang))
                 if not any(o.what == what for o in omitted):
-                    omitted.append(
-                        Omission(what=what, why=why or "the round was graded without vLLM source snippets")
-                    )
+                    omitted.append(Omission(what=what, why=why or t("package.omit.snippets_why", lang)))
         fails = failures(rubric, report.rounds, trs, fs, lang)
         again = retry(rubric, report, eff, view.owner, lang, omitted)
     omitted.append(Omission(what=t("package.omit.audio", lang), why=t("package.omit.audio_why", lang)))

@@ -92,9 +92,8 @@ def question_version(
     if rubric_version != rubric.version:
         omitted.append(
             Omission(
-                what=f"round titles, level texts and follow-up wording of rubric {rubric_version}",
-                why=f"this package was made with rubric {rubric.version}; the scores and asked texts are the "
-                "session's own",
+                what=messages.t("package.omit.rubric_texts", lang, version=rubric_version),
+                why=messages.t("package.omit.rubric_texts_why", lang, current=rubric.version),
             )
         )
     versions = [

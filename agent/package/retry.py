@@ -12,6 +12,7 @@ from agent.package.model import Omission, Retry, RetryDimension, RetryRound
 from agent.package.scores import effective_by_cell, override_rows
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Dimension, Lang
+from agent.util.messages import t
 
 
 def retry(
@@ -33,13 +34,13 @@ def retry(
         prev = None
         omitted.append(
             Omission(
-                what=f"quotes and overrides of the first attempt ({cmp.previous_session})",
-                why="that session is no longer stored or not visible to this owner",
+                what=t("package.omit.first_attempt", lang, session=cmp.previous_session),
+                why=t("package.omit.first_attempt_why", lang),
             )
         )
     if prev is not None:
         prev_rounds = {r.round: r for r in prev.rounds}
-        rows, _, _ = override_rows(prev.id, omitted)
+        rows, _, _ = override_rows(prev.id, omitted, lang)
         prev_eff = effective_by_cell(effective_scores(prev, rows))
     now = {r.round: r for r in report.rounds}
     by = effective_by_cell(eff)

@@ -8,6 +8,7 @@ from agent.overrides import EffectiveScore, Override, OverrideLog, OverrideLogEr
 from agent.package.model import DimensionRow, Omission, OverrideRecord, RoundScore, ScoreSheet
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
+from agent.util.messages import t
 
 
 def override_record(o: Override, stale: bool) -> OverrideRecord:
@@ -32,7 +33,9 @@ def effective_by_cell(eff: list[EffectiveScore]) -> dict[tuple[str, str], Effect
     return {(e.round, e.dimension): e for e in eff}
 
 
-def override_rows(key: str, omitted: list[Omission]) -> tuple[list[Override] | None, bool | None, str | None]:
+def override_rows(
+    key: str, omitted: list[Omission], lang: Lang
+) -> tuple[list[Override] | None, bool | None, str | None]:
     """The overrides of report `key`, whether the log is intact, its first problem; a note in `omitted`
     when the log cannot be read."""
     log = OverrideLog()
@@ -41,7 +44,10 @@ def override_rows(key: str, omitted: list[Omission]) -> tuple[list[Override] | N
         v = log.verify()
     except OverrideLogError as e:
         omitted.append(
-            Omission(what=f"overrides of session {key}", why=f"the override log could not be read: {e}")
+            Omission(
+                what=t("package.omit.overrides", lang, session=key),
+                why=t("package.omit.overrides_why", lang, error=e),
+            )
         )
         return [], None, str(e)
     return rows, v.ok, None if v.ok else str(v.problems[0])

@@ -179,6 +179,17 @@ def test_unfinished_session_names_what_it_could_not_include(flaky: GraphContext)
     assert pkg.transcript[0].turns[1].text == UNIT_ERROR
 
 
+def test_a_chinese_package_says_what_it_left_out_in_chinese(flaky: GraphContext) -> None:
+    """What a package could not include is read by the coach in the session's language."""
+    v = start_session("capacity", "zh", session_id="zh-halfway")
+    answer(v.session_id, UNIT_ERROR_ZH, at_s=30)
+    pkg = build_package("zh-halfway")
+    assert len(pkg.omitted) == 2
+    for o in pkg.omitted:
+        assert not re.search(r"[A-Za-z]{3,}", o.what + o.why), o
+    assert any("尚未结束" in o.why for o in pkg.omitted)
+
+
 @pytest.mark.parametrize("seed", [None, 1, 42, 7777])
 def test_formulas_evaluate_to_the_checker_reference(seed: int | None) -> None:
     p = capacity.variant(seed).params if seed is not None else capacity.CapacityParams()
@@ -245,5 +256,5 @@ def test_disputed_round_without_source_snippets_says_why(
     (d,) = [d for d in pkg.disputed if "override" in d.why]
     assert d.sources == []
     assert [o.what for o in pkg.omitted if "snippets" in o.what] == [
-        "vLLM source snippets for the disputed round capacity"
+        f"vLLM source snippets for the disputed round {rubric.round('capacity').title.en}"
     ]
