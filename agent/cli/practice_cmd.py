@@ -156,7 +156,7 @@ def _drive(view: SessionView, err: Console) -> None:
             err.print(f"[yellow]{new.message}[/]")
         if new.notice:
             _say(new.notice)
-        view = new  # no score until the end: the interviewer does not correct along the way (seed §0)
+        view = new  # no score until the end: the interviewer does not correct along the way (docs/interview.md)
     if view.report is not None:
         _say(session_markdown(view.report, default_rubric()))
 

@@ -77,7 +77,7 @@ def question_missing(ctx: GraphContext, rnd: Round, q: ProjectQuestion, answer: 
 
 
 def trigger_followup(q: ProjectQuestion, missing: list[str], lang: Lang) -> str | None:
-    """The seed-004 follow-up for what the answer lacks: paired with the evidence when the lists align."""
+    """The project question's follow-up for what the answer lacks: paired with the evidence when the lists align."""
     if not missing or not q.followup_if_missing:
         return None
     fus = q.followup_if_missing

@@ -4,11 +4,11 @@
   the candidate's own questions;
 - a round id (`concepts`, `source-trace`, `capacity`, `system-design`, `incident`, `project-experience`,
   `self-check`);
-- `project`: the project-experience interview (seed 004): the candidate describes the project first,
+- `project`: the project-experience interview (docs/interview.md): the candidate describes the project first,
   then the eleven questions, each with its trigger follow-up when the answer lacks the evidence;
 - `self-check`: the seed's four self-check questions (自检) on their own, graded like any round;
 - `redo SESSION`: the two weakest interview rounds of a previous session, compared dimension by
-  dimension with that attempt (seed 000 §4).
+  dimension with that attempt (docs/interview.md).
 
 Add the word `fresh` (`full fresh`, `capacity fresh`) for a fresh variant of the round-3 numbers;
 a redo always uses a fresh variant, since the candidate has seen the numbers. Add the word
@@ -69,7 +69,7 @@ def with_self_check(plan: str) -> tuple[str, bool]:
 
 def weakest(assessments: list[RoundAssessment], n: int = REDO_ROUNDS) -> list[RoundAssessment]:
     """The n weakest rounds: lowest total, then lowest weighted score, then earliest. The self-check is
-    left out when the session has interview rounds: a redo repeats the interview (seed 000 §4)."""
+    left out when the session has interview rounds: a redo repeats the interview (docs/interview.md)."""
     interview = [a for a in assessments if a.round != SELF_CHECK]
     assessments = interview or assessments
     ranked = sorted(

@@ -44,7 +44,7 @@ class RoundComparison(BaseModel):
 
 
 class Comparison(BaseModel):
-    """Seed 000 §4: the second attempt compared with the first, rubric dimension by dimension."""
+    """The second attempt compared with the first, rubric dimension by dimension (docs/interview.md)."""
 
     previous_session: str
     rounds: list[RoundComparison]
@@ -63,7 +63,8 @@ class NarrativeSectionFilled(BaseModel):
 
 
 class FilledNarrative(BaseModel):
-    """Seed 000 §3 filled from the candidate's own words; missing data is 'not collected', never invented."""
+    """The narrative template filled from the candidate's own words; missing data is 'not collected', never
+invented (docs/interview.md)."""
 
     sections: list[NarrativeSectionFilled]
 
@@ -113,7 +114,7 @@ def compare(
 
 # ---------------------------------------------------------------- narrative
 
-# Seed 000 §3 sections, in order, and the seed-004 question groups that feed each (by position:
+# The narrative's sections, in order (docs/interview.md), and the project question groups that feed each (by position:
 # 0 what you did, 1 how it runs, 2 why this choice, 3 how you proved it, 4 what broke,
 # 5 how it went live, 6 what if conditions change). The project description feeds the first.
 _SECTION_GROUPS: tuple[tuple[int, ...], ...] = ((0, 1), (3, 4), (2, 6), (5, 3), (3, 5), (4, 6))

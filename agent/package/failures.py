@@ -1,4 +1,4 @@
-"""The seed's failure evidence (seed 000 §4) a session showed, each with its rounds, its evidence and the
+"""The failure evidence (docs/interview.md) a session showed, each with its rounds, its evidence and the
 next observable action."""
 
 from __future__ import annotations

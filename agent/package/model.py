@@ -1,4 +1,4 @@
-"""The evidence package of one session (issue 13, seed 000 §4): the typed, versioned `package.json`.
+"""The evidence package of one session (docs/interview.md): the typed, versioned `package.json`.
 
 Everything here is read from the stored session, its report, the override log and the rubric; nothing
 is graded again. `package.schema.json` is `EvidencePackage.model_json_schema()`.
@@ -29,7 +29,7 @@ FailureId = Literal[
     "mutation_before_evidence",
     "no_raw_artifact",
 ]
-"""The seed's failure-evidence list (seed 000 §4), in its order."""
+"""The failure-evidence list of docs/interview.md, in its order."""
 FAILURE_ORDER: tuple[FailureId, ...] = (
     "prompted_for_requirements",
     "nonexistent_path",

@@ -232,7 +232,7 @@ class NarrativeSection(_Strict):
 
 
 class Narrative(_Strict):
-    """Seed 000 §3: the project-experience narrative template."""
+    """The project-experience narrative template (docs/interview.md)."""
 
     not_collected: Text
     sections: list[NarrativeSection] = Field(min_length=1)

@@ -61,7 +61,7 @@ def test_full_mock_with_scripted_answers_reaches_a_report(rubric: Rubric) -> Non
     assert shown.index("Your questions") > shown.index(rubric.round("incident").title.en)
     assert [t.round for t in r.timing] == list(FULL_MOCK) and not any(t.over_budget for t in r.timing)
     assert r.judge.kind == "embedded"
-    # the transcript holds every answer, in the DESIGN.md shape
+    # the transcript holds every answer, in the Transcript contract's shape (agent/contracts/transcript.py)
     assert [x.round for x in v.transcript.rounds] == list(FULL_MOCK)
     assert all(x.candidate_text() for x in v.transcript.rounds)
     assert [(s.session_id, s.status) for s in list_sessions()] == [("mock-1", "done")]

@@ -1,4 +1,4 @@
-"""The project-experience interview (seed 004) and the narrative template (seed 000 §3)."""
+"""The project-experience interview and the narrative template (docs/interview.md)."""
 
 from __future__ import annotations
 

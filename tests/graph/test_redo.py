@@ -1,4 +1,4 @@
-"""Seed 000 §4: a second attempt redoes only the two weakest rounds and compares rubric dimensions."""
+"""docs/interview.md: a second attempt redoes only the two weakest rounds and compares rubric dimensions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The self-check round (seed 000's closing 自检, issue 13): the plans that add it, its four questions asked in
+"""The self-check round (the interview's closing 自检, docs/interview.md): the plans that add it, its four questions asked in
 turn, graded like any round (good answers above thin ones, in both languages), in the report and in a
 batch grade of its transcript."""
 
