@@ -30,7 +30,6 @@ import hashlib
 import os
 import re
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from typing import Any
 from agent import db
 from agent.config import data_dir
 from agent.graph.errors import SessionBusy, SessionStoreError
+from agent.util.holds import Held, Holds
 
 LOCK_DIR = "locks"
 POLL_S = 0.05
@@ -51,15 +51,19 @@ _HOST = (socket.gethostname() or "-").split(".")[0][:24].replace(" ", "-")
 
 
 @dataclass
-class _Held:
-    handle: Any
-    """the open lock file's descriptor, or the Postgres connection that holds the advisory lock"""
-    for_life: bool
-    depth: int = 0
+class _Held(Held[Any]):
+    """A session this process holds: `handle` is the open lock file's descriptor, or the Postgres connection
+    that holds the advisory lock; `count` the calls and claims of this process that hold it."""
+
+    for_life: bool = False
 
 
-_HELD: dict[str, _Held] = {}
-_GUARD = threading.Lock()
+def _let_go(held: _Held) -> None:
+    _backend().release(held.handle)
+
+
+_HOLDS: Holds[_Held] = Holds(_let_go)
+"""This process's holds, one lock file or connection per session (agent/util/holds.py)."""
 
 
 def lock_path(session_id: str) -> Path:
@@ -194,19 +198,13 @@ def holder(session_id: str) -> int | None:
         return None
 
 
-def _release(key: str) -> None:
-    held = _HELD.pop(key)
-    _backend().release(held.handle)
-
-
 def _acquire(session_id: str, for_life: bool, wait_s: float) -> str:
     try:
         locks = _backend()
         key = locks.key(session_id)
-        with _GUARD:
-            held = _HELD.get(key)
+        with _HOLDS.guard:
+            held = _HOLDS.again(key)
             if held is not None:  # this process holds it already
-                held.depth += 1
                 if for_life and not held.for_life:
                     held.for_life = True
                     locks.mark(held.handle, True)
@@ -215,8 +213,7 @@ def _acquire(session_id: str, for_life: bool, wait_s: float) -> str:
         while True:
             handle = locks.take(session_id, for_life)
             if handle is not None:
-                with _GUARD:
-                    _HELD[key] = _Held(handle, for_life, depth=1)
+                _HOLDS.add(key, _Held(handle, for_life=for_life))
                 return key
             pid, holder_for_life, ours = locks.holder(session_id)
             other = not ours  # else another thread of this process holds it: wait for it
@@ -232,13 +229,7 @@ def _acquire(session_id: str, for_life: bool, wait_s: float) -> str:
 
 
 def _done(key: str) -> None:
-    with _GUARD:
-        held = _HELD.get(key)
-        if held is None:
-            return
-        held.depth -= 1
-        if held.depth <= 0:
-            _release(key)
+    _HOLDS.release(key)
 
 
 class Claim:

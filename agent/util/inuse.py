@@ -10,7 +10,7 @@ the import holds it, another process's store open or log write is refused, sayin
 kernel releases a lock when its holder exits (SIGKILL included), so a dead app never leaves it taken.
 
 Within one process the holds are counted on one open file (a flock is per open file, and two of them in
-one process would refuse each other): the import converts the process's own shared hold to an exclusive
+one process would refuse each other; agent/util/holds.py counts them): the import converts the process's own shared hold to an exclusive
 one, and back when it ends. A folder where the lock file cannot be created or opened (read-only), or a
 file system without flock, is not locked: nothing there can be written either.
 
@@ -22,10 +22,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from agent.util.holds import Held, Holds
 
 LOCK_FILE = "in-use.lock"
 
@@ -52,15 +52,12 @@ class InUse(RuntimeError):
         super().__init__(text)
 
 
-@dataclass
-class _Held:
-    fd: int
-    count: int
-    exclusive: bool = False
+def _close(held: Held[int]) -> None:
+    os.close(held.handle)  # closing the only descriptor releases the flock
 
 
-_HELD: dict[str, _Held] = {}
-_GUARD = threading.Lock()
+_HOLDS: Holds[Held[int]] = Holds(_close)
+"""This process's holds, one open lock file per folder (agent/util/holds.py)."""
 
 
 def _key(folder: Path) -> str:
@@ -113,16 +110,8 @@ class Use:
 
     def release(self) -> None:
         key, self._key = self._key, None
-        if key is None:
-            return
-        with _GUARD:
-            held = _HELD.get(key)
-            if held is None:
-                return
-            held.count -= 1
-            if held.count <= 0:
-                del _HELD[key]
-                os.close(held.fd)  # closing the only descriptor releases the flock
+        if key is not None:
+            _HOLDS.release(key)
 
 
 def use(folder: Path) -> Use:
@@ -131,10 +120,8 @@ def use(folder: Path) -> Use:
     if not folder.is_dir():
         return Use(None)
     key = _key(folder)
-    with _GUARD:
-        held = _HELD.get(key)
-        if held is not None:
-            held.count += 1
+    with _HOLDS.guard:
+        if _HOLDS.again(key) is not None:
             return Use(key)
         fd = _open(folder)
         if fd is None:
@@ -147,7 +134,7 @@ def use(folder: Path) -> Use:
         except OSError:  # a file system without flock
             os.close(fd)
             return Use(None)
-        _HELD[key] = _Held(fd, 1)
+        _HOLDS.add(key, Held(fd))
         return Use(key)
 
 
@@ -156,9 +143,9 @@ def exclusive(folder: Path) -> Iterator[None]:
     """Hold `folder` exclusively for the block: no other process has its stores open meanwhile, nor opens
     them. InUse, naming the processes where known, when another process holds it."""
     key = _key(folder)
-    with _GUARD:
-        held = _HELD.get(key)
-        fd = held.fd if held is not None else _open(folder)
+    with _HOLDS.guard:
+        held = _HOLDS.get(key)
+        fd = held.handle if held is not None else _open(folder)
         if fd is None:
             locked = False
         else:
@@ -176,22 +163,13 @@ def exclusive(folder: Path) -> Iterator[None]:
                 if held is None:
                     os.close(fd)
                 locked = False
-        if locked and fd is not None:
-            if held is None:
-                held = _HELD[key] = _Held(fd, 0)
-            held.count += 1
-            held.exclusive = True
+        if locked and fd is not None and _HOLDS.again(key) is None:
+            _HOLDS.add(key, Held(fd))
     try:
         yield
     finally:
         if locked:
-            with _GUARD:
-                held = _HELD[key]
-                held.count -= 1
-                held.exclusive = False
-                if held.count <= 0:
-                    del _HELD[key]
-                    os.close(held.fd)
-                else:  # this process's own holds go on, shared
+            with _HOLDS.guard:
+                if (left := _HOLDS.release(key)) is not None:  # this process's own holds go on, shared
                     with contextlib.suppress(OSError):
-                        fcntl.flock(held.fd, fcntl.LOCK_SH)
+                        fcntl.flock(left.handle, fcntl.LOCK_SH)
