@@ -98,7 +98,8 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     page.locator("#practice-question-audio audio").first.wait_for(state="attached")  # spoken first
 
     # the recording: uploaded, transcribed offline into the editable answer
-    page.locator("#practice-mic button[aria-label='Upload file']").click()
+    # (labelled in the interface language: static/gradio_fixed.js gives Gradio's fixed English in Chinese)
+    page.locator("#practice-mic button:is([aria-label='Upload file'], [aria-label='上传文件'])").click()
     page.locator("#practice-mic input[type=file]").set_input_files(str(spoken_wav[lang]))
     page.locator("#practice-status").get_by_text(seen["transcribed"]).wait_for(timeout=180_000)
     answer = page.locator("#answer textarea").input_value()

@@ -72,7 +72,8 @@ def test_practice_redo_picks_the_session_from_a_list(
     )
     page.locator("#start").click()
     page.wait_for_function(
-        "old => (document.querySelector('#practice-sid :is(input, textarea)')?.value || old) !== old", arg=first
+        "old => (document.querySelector('#practice-sid :is(input, textarea)')?.value || old) !== old",
+        arg=first,
     )
     _shows(page, "#practice-progress", seen["concepts_title"])
     _shows(page, "#practice-question", seen["question"])
