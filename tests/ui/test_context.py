@@ -63,10 +63,11 @@ def test_a_session_error_becomes_a_note_and_the_answer_stays() -> None:
         "ctx",
         state,
         "zh",
-        "⚠️ refused",
+        {"en": "⚠️ refused", "zh": "⚠️ refused"},  # the error's message, the same in either interface language
         "my answer",
     ]
-    assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", "⚠️ no such session: s-1", ""]
+    no_such = "⚠️ no such session: s-1"
+    assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, ""]
 
 
 def test_other_errors_are_not_turned_into_notes() -> None:

@@ -146,8 +146,8 @@ def test_what_the_tabs_render_joins_with_the_interface_language_s_punctuation(
     c = seen("copilot start", copilot_sessions.start_copilot(ctx, "concepts", ui, {}, ui, owner, request))[0]
     c = seen("copilot answer", turns.record_answer(ctx, first, c, ui, owner, request))[0]
     shown["copilot decide"] = [
-        decisions.decide(ctx, True, c, "accuracy", 3, "", "rita", ui, request),
-        decisions.decide(ctx, False, c, "evidence", 4, "named the files", "rita", ui, request),
+        decisions.decide(ctx, True, c, "accuracy", 3, "", "rita", ui, request)[0],
+        decisions.decide(ctx, False, c, "evidence", 4, "named the files", "rita", ui, request)[0],
     ]
     seen("copilot labels", decisions.decision_labels(ctx, c, "accuracy", ui))
     seen("copilot closed", turns.close_copilot_round(ctx, c, ui, owner, request))

@@ -49,8 +49,10 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     assert view.plan == "full self-check" and view.n_rounds == 6
     plan, lang, prev, box = screen.plan_controls(view)
     assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
-    # the box (off while the session runs), then the speech's note: the API's earlier outputs keep their places
-    assert out[-2] == {**box, "interactive": False}
+    # the box (off while the session runs), then the speech's note (the API's earlier outputs keep their
+    # places), then the status line and that note in both languages (states, not in the API)
+    assert out[-4] == {**box, "interactive": False}
+    assert out[-2]["zh"] == f"会话 {state['sid']} 已开始。" and out[-2]["en"] == out[6]
     # the self-check plan itself: the box adds nothing more
     alone = graph.get_session(_start(ctx, "self-check", True)[0]["sid"], owner="tab:me")
     assert alone.plan == "self-check" and alone.n_rounds == 1
@@ -68,24 +70,25 @@ def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> Non
     out = start("capacity", True)
     view = graph.get_session(out[0]["sid"], owner="tab:me")
     assert view.plan == "capacity self-check" and view.n_rounds == 2 and view.mode == "copilot"
-    plan, lang, box, prev = out[-4:]  # the set-up as the session has it: the last outputs
+    plan, lang, box, prev = out[-5:-1]  # the set-up as the session has it: the API's last outputs
     assert box["interactive"] is False and prev["value"] == ""
     assert (plan["value"], lang["value"], box["value"]) == ("capacity", "zh", True)
     assert graph.get_session(start("self-check", True)[0]["sid"], owner="tab:me").plan == "self-check"
     assert graph.get_session(start("full", False)[0]["sid"], owner="tab:me").plan == "full"
     # a resumed session sets the box as it has it; a step within the session leaves the set-up alone
     resumed = copilot_sessions.resume_copilot(ctx, view.session_id, {}, "en", "tab:me", request)
-    assert resumed[-2]["value"] is True
+    assert resumed[-3]["value"] is True
     saved = turns.record_answer(
         ctx, "Weights: 40e9 x 2 B = 80e9 B (derived).", resumed[0], "en", "tab:me", request
     )
     closed = turns.close_copilot_round(ctx, saved[0], "en", "tab:me", request)
-    assert saved[-4:] == closed[-4:] == [gr.update()] * 4
+    assert saved[-5:-1] == closed[-5:-1] == [gr.update()] * 4
     assert closed[0]["round"] == "self-check" and closed[0]["question"].startswith("自检第 1 题")
     # the closed round's draft is no longer there to act on: Accept and Override are refused (and off)
     assert saved[0]["draft"]["round"] == "capacity" and closed[0]["draft"] is None
-    refused = decisions.decide(ctx, True, closed[0], "accuracy", 3, "", "rita", "en", request)
-    assert refused.startswith("⚠️") and "under way" in refused
+    refused, both = decisions.decide(ctx, True, closed[0], "accuracy", 3, "", "rita", "en", request)
+    assert refused.startswith("⚠️") and "under way" in refused and both["en"] == refused
+    assert both["zh"].startswith("⚠️") and "这一轮还没有草拟分数" in both["zh"]
     # a redo needs the session to redo: refused without one, box or not
     assert "session to redo" in start("redo", True)[11]
     assert shared.plan_with_self_check("redo abc", True) == "redo abc self-check"

@@ -24,6 +24,7 @@ from agent.ui import views
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
+from agent.ui.tabs.said import Said, in_ui, said, says, verbatim
 from agent.util.messages import labelled, t
 from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable
 from agent.voice.stt import MAX_AUDIO_BYTES
@@ -31,7 +32,7 @@ from agent.voice.stt import MAX_AUDIO_BYTES
 SNIPPETS_SHOWN = 3
 
 Handler = TypeVar("Handler", bound=Callable[..., list[Any]])
-NoteOut = Callable[[AppContext, dict[str, Any], Lang, str, str], list[Any]]
+NoteOut = Callable[[AppContext, dict[str, Any], Lang, Said, str], list[Any]]
 """`(ctx, state, ui, note, keep)` -> a tab's outputs: the tab as it was, `note` its status, `keep` in
 the answer box."""
 
@@ -291,7 +292,7 @@ def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
             except SessionError as e:
                 given = signature.bind(*args, **kwargs).arguments
                 ui = lang_of(given["ui_v"])
-                return note_out(given["ctx"], given["state"], ui, f"⚠️ {e}", given.get("text", ""))
+                return note_out(given["ctx"], given["state"], ui, verbatim(f"⚠️ {e}"), given.get("text", ""))
 
         return cast(Handler, noted)
 
@@ -353,33 +354,35 @@ def snippets_for(ctx: AppContext, text: str, ui: Lang) -> str:
 
 def transcribe_into(
     ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
-) -> tuple[str, str]:
-    """(the answer with the transcript appended, a status line): the session's language is forced."""
-    text, status, _ = transcribe(ctx, audio, current, state, lang, ui_v)
-    return text, status
+) -> tuple[str, str, Said]:
+    """(the answer with the transcript appended, a status line, the line in both languages): the session's
+    language is forced."""
+    text, status, _ = transcribe(ctx, audio, current, state, lang)
+    return text, in_ui(status, lang_of(ui_v)), status
 
 
 def transcribe(
-    ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
-) -> tuple[str, str, Transcription | None]:
-    """`transcribe_into`, and what was heard with its timestamps (None when nothing was)."""
+    ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str
+) -> tuple[str, Said, Transcription | None]:
+    """The answer with the transcript appended, the status line in both languages, and what was heard with
+    its timestamps (None when nothing was): `transcribe_into`."""
     current = current or ""
-    lang, ui = lang_of(state.get("lang") or lang), lang_of(ui_v)
+    lang = lang_of(state.get("lang") or lang)
     if not audio:
-        return current, t("ui.no_audio", ui), None
+        return current, says("ui.no_audio"), None
     try:
         path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
         heard = ctx.services.stt().transcribe(path, lang)
     except UploadRefused as e:
-        return current, t("ui.bad_file", ui, why=str(e)), None
+        return current, says("ui.bad_file", why=str(e)), None
     except AudioDecodeError as e:
-        return current, f"⚠️ {e}", None
+        return current, verbatim(f"⚠️ {e}"), None
     except VoiceUnavailable as e:
-        return current, t("ui.voice_unavailable", ui, why=str(e)), None
+        return current, says("ui.voice_unavailable", why=str(e)), None
     if not heard.text:
-        return current, t("ui.no_speech", ui), None
+        return current, says("ui.no_speech"), None
     text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text
-    return text, t("ui.transcribed", ui, seconds=heard.duration_s, engine=heard.engine), heard
+    return text, says("ui.transcribed", seconds=heard.duration_s, engine=heard.engine), heard
 
 
 def first_error(e: ValidationError) -> str:
@@ -387,7 +390,13 @@ def first_error(e: ValidationError) -> str:
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
-def log_override(
+def log_override(ctx: AppContext, *, ui: Lang, **override: Any) -> str:
+    """Writes one override to the log (`override_logged`'s arguments); "✓ …" when it was written, else
+    "⚠️ …" saying why not, in `ui`."""
+    return in_ui(override_logged(ctx, **override), ui)
+
+
+def override_logged(
     ctx: AppContext,
     *,
     report_id: str,
@@ -398,20 +407,19 @@ def log_override(
     reason: str,
     reviewer: str,
     info: JudgeInfo,
-    ui: Lang,
     request: gr.Request,
-) -> str:
-    """Writes one override to the log; "✓ …" when it was written, else "⚠️ …" saying why not."""
+) -> Said:
+    """`log_override`, its answer in both languages."""
     if ctx.services.require_login:
         if not request.username:
-            return f"⚠️ {t('ui.need_login', ui)}"
+            return says("ui.need_login", "⚠️ ")
         reviewer = str(request.username)
     if not round_id or dim not in DIMENSIONS:
-        return f"⚠️ {t('ui.need_round_dim', ui)}"
+        return says("ui.need_round_dim", "⚠️ ")
     if not (reason or "").strip():
-        return f"⚠️ {t('ui.need_reason', ui)}"
+        return says("ui.need_reason", "⚠️ ")
     if not (reviewer or "").strip():
-        return f"⚠️ {t('ui.need_reviewer', ui)}"
+        return says("ui.need_reviewer", "⚠️ ")
     try:
         row = ctx.services.overrides.append(
             NewOverride.model_validate(
@@ -430,16 +438,21 @@ def log_override(
             )
         )
     except ValidationError as e:
-        return f"⚠️ {t('ui.override_failed', ui, why=first_error(e))}"
+        return says("ui.override_failed", "⚠️ ", why=first_error(e))
     except OverrideLogError as e:
-        return f"⚠️ {t('ui.override_failed', ui, why=str(e))}"
-    return "✓ " + t(
-        "ui.override_saved",
-        ui,
-        round=views.round_title(ctx.rubric, row.round, ui),
-        dimension=views.dim_title(ctx.rubric, row.dimension, ui),
-        judge=row.judge_score,
-        human=row.human_score,
-        reviewer=row.reviewer,
-        id=row.id,
+        return says("ui.override_failed", "⚠️ ", why=str(e))
+    return said(
+        lambda lang: (
+            "✓ "
+            + t(
+                "ui.override_saved",
+                lang,
+                round=views.round_title(ctx.rubric, row.round, lang),
+                dimension=views.dim_title(ctx.rubric, row.dimension, lang),
+                judge=row.judge_score,
+                human=row.human_score,
+                reviewer=row.reviewer,
+                id=row.id,
+            )
+        )
     )

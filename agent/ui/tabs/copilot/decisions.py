@@ -10,9 +10,11 @@ import gradio as gr
 
 from agent.contracts.report import JudgeInfo, RoundAssessment
 from agent.overrides import Override, OverrideLogError
+from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
-from agent.ui.tabs.shared import log_override
+from agent.ui.tabs.said import Said, in_ui, said, says
+from agent.ui.tabs.shared import override_logged
 from agent.util.messages import t
 
 
@@ -34,38 +36,62 @@ def decide(
     reviewer: str,
     ui_v: str,
     request: gr.Request,
-) -> str:
+) -> tuple[str, Said]:
+    """Accept the draft score of `dim` (`accept`) or override it with `score` and a reason: what the log
+    says ("✓ …", or "⚠️ …" why not), and that line in both languages (`said.follow_switch`). An accept that
+    would undo an override, or that the log already holds, is not written."""
     ui = lang_of(ui_v)
+
+    def answer(line: Said) -> tuple[str, Said]:
+        return in_ui(line, ui), line
+
     draft = state.get("draft")
     if not state.get("sid") or not draft:
-        return f"⚠️ {t('ui.no_draft', ui)}"
+        return answer(says("ui.no_draft", "⚠️ "))
     ra = RoundAssessment.model_validate(draft)
     judge_score = ra.scores.get(dim)  # type: ignore[call-overload]
     if judge_score is None:
-        return f"⚠️ {t('ui.need_round_dim', ui)}"
+        return answer(says("ui.need_round_dim", "⚠️ "))
     if accept:
         try:
             standing = latest_decision(ctx, state["sid"], ra.round, dim)
         except OverrideLogError as e:
-            return f"⚠️ {t('ui.override_failed', ui, why=str(e))}"
+            return answer(says("ui.override_failed", "⚠️ ", why=str(e)))
         if standing is not None:
-            named = {
-                "round": views.round_title(ctx.rubric, ra.round, ui),
-                "dimension": views.dim_title(ctx.rubric, dim, ui),
-            }
+
+            def named(lang: Lang) -> dict[str, str]:
+                return {
+                    "round": views.round_title(ctx.rubric, ra.round, lang),
+                    "dimension": views.dim_title(ctx.rubric, dim, lang),
+                }
+
             if standing.human_score == judge_score:  # it already stands at the draft's score
-                return f"✓ {t('ui.accept_already', ui, score=judge_score, id=standing.id, **named)}"
-            if standing.human_score != standing.judge_score:  # an override the accept would undo
-                return "⚠️ " + t(
-                    "ui.accept_refused",
-                    ui,
-                    human=standing.human_score,
-                    reviewer=standing.reviewer,
-                    id=standing.id,
-                    judge=judge_score,
-                    **named,
+                return answer(
+                    said(
+                        lambda lang: (
+                            "✓ "
+                            + t("ui.accept_already", lang, score=judge_score, id=standing.id, **named(lang))
+                        )
+                    )
                 )
-    return log_override(
+            if standing.human_score != standing.judge_score:  # an override the accept would undo
+                return answer(
+                    said(
+                        lambda lang: (
+                            "⚠️ "
+                            + t(
+                                "ui.accept_refused",
+                                lang,
+                                human=standing.human_score,
+                                reviewer=standing.reviewer,
+                                id=standing.id,
+                                judge=judge_score,
+                                **named(lang),
+                            )
+                        )
+                    )
+                )
+    logged = override_logged(
         ctx,
         report_id=state["sid"],
         round_id=ra.round,
@@ -75,9 +101,9 @@ def decide(
         reason=(reason or t("ui.accepted_reason", ui)) if accept else reason,
         reviewer=reviewer,
         info=judge_info(ctx, ra),
-        ui=ui,
         request=request,
     )
+    return answer(logged)
 
 
 def latest_decision(ctx: AppContext, sid: str, round_id: str, dim: str) -> Override | None:

@@ -16,13 +16,14 @@ from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
 from agent.ui.tabs import shared
+from agent.ui.tabs.said import Said, in_ui, joined, says, verbatim
 from agent.util.messages import t
 
 CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
 """Outputs of `copilot_out` after the raw session: with the answer box, the follow-up pick and the next
 question, what moves a co-pilot session on; off once the session is finished."""
 SET_UP = ("plan", "session_language", "self_check", "previous_session")
-"""The last outputs of `copilot_out`: the set-up controls, as the session on screen has them."""
+"""The last outputs of `copilot_out` in the API: the set-up controls, as the session on screen has them."""
 
 
 def copilot_out(
@@ -31,16 +32,23 @@ def copilot_out(
     prev: dict[str, Any],
     ui: Lang,
     *,
-    note: str | None = None,
+    note: Said | None = None,
     keep: str = "",
 ) -> list[Any]:
     """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
     A session newly on screen (started or resumed) sets the plan, the interview language and the
-    self-check box as it has them."""
+    self-check box as it has them. Last, the status line in both languages (`said.follow_switch`)."""
     if view is None:
-        return [prev, *[gr.update()] * 4, keep, *[gr.update()] * 5, note or "", gr.update()] + [
-            gr.update()
-        ] * (len(CONTROLS) + len(SET_UP))
+        return [
+            prev,
+            *[gr.update()] * 4,
+            keep,
+            *[gr.update()] * 5,
+            in_ui(note, ui),
+            gr.update(),
+            *[gr.update()] * (len(CONTROLS) + len(SET_UP)),
+            note or verbatim(""),
+        ]
     ra = view.last_assessment
     state = shared.view_state(view)
     # the draft Accept and Override act on: the last answer's, while its round is under way (a closed
@@ -52,9 +60,9 @@ def copilot_out(
         state.update(answered_question(view))
     choices = [sg.text for sg in view.suggestions]
     done = view.status == "done"
-    notes = [
-        n for n in (note, view.notice, view.message, t("ui.copilot_finished", ui) if done else None) if n
-    ]
+    notes = joined(
+        note, verbatim(view.notice), verbatim(view.message), says("ui.copilot_finished") if done else None
+    )
     on = gr.update(interactive=not done)
     plan, lang, previous, self_check = (
         shared.plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
@@ -71,17 +79,18 @@ def copilot_out(
         gr.update(value=choices[0] if choices and answered else "", interactive=not done),
         draft_md(ctx, view, ui),
         shared.snippets_for(ctx, shared.round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
-        "\n\n".join(notes),
+        in_ui(notes, ui),
         json.loads(view.model_dump_json(exclude={"report"})),
         *[on] * len(CONTROLS),
         plan,
         lang,
         shared.self_check_box(self_check, view),
         previous,
+        notes,
     ]
 
 
-def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
+def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
     """The tab as it was, with `note` as its status and `keep` (or nothing) in the answer box."""
     return copilot_out(ctx, None, state, ui, note=note, keep=keep or "")
 

@@ -10,8 +10,8 @@ import gradio as gr
 from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
+from agent.ui.tabs.said import says
 from agent.ui.tabs.shared import session_errors_noted, start_plan
-from agent.util.messages import t
 
 
 @session_errors_noted(copilot_note)
@@ -32,9 +32,9 @@ def start_copilot(
     ui = lang_of(ui_v)
     spec = start_plan(plan, "capacity", prev_sid, self_check)
     if spec is None:
-        return copilot_note(ctx, state, ui, t("ui.need_previous_pick", ui))
+        return copilot_note(ctx, state, ui, says("ui.need_previous_pick"))
     view = graph.start_session(spec, lang_of(lang), "copilot", owner=ctx.owner_of(owner_v, request))
-    return copilot_out(ctx, view, {}, ui, note=t("ui.started", ui, sid=view.session_id))
+    return copilot_out(ctx, view, {}, ui, note=says("ui.started", sid=view.session_id))
 
 
 @session_errors_noted(copilot_note)
@@ -43,4 +43,4 @@ def resume_copilot(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
-    return copilot_out(ctx, view, {}, ui, note=t("ui.resumed", ui, sid=view.session_id))
+    return copilot_out(ctx, view, {}, ui, note=says("ui.resumed", sid=view.session_id))

@@ -9,6 +9,7 @@ from agent.ui.tabs.copilot.decisions import decide, decision_labels
 from agent.ui.tabs.copilot.screen import CONTROLS, rerender
 from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
+from agent.ui.tabs.said import follow_switch
 from agent.ui.tabs.shared import (
     PlanIds,
     SessionPane,
@@ -44,7 +45,7 @@ def build(ctx: AppContext) -> SessionPane:
             c_resume = T(gr.Button, {"value": "ui.resume"}, scale=1)
         c_progress = gr.HTML("", elem_id="copilot-progress")
         c_question = gr.Markdown("", elem_id="copilot-question")
-        c_waiting = gr.Markdown("")
+        c_waiting = gr.Markdown("", elem_id="copilot-waiting")
         with gr.Row():
             with gr.Column(scale=3):
                 c_answer = T(gr.Textbox, {"label": "ui.candidate_answer"}, lines=5, elem_id="copilot-answer")
@@ -62,6 +63,8 @@ def build(ctx: AppContext) -> SessionPane:
                     c_ask = T(gr.Button, {"value": "ui.ask"}, variant="primary", elem_id="copilot-ask")
                     c_close = T(gr.Button, {"value": "ui.close_round"}, elem_id="copilot-close")
         c_status = gr.Markdown("", elem_id="copilot-status")
+        # the status line and the override log's answer in both languages: the language switch shows them again
+        c_status_said, c_log_said = gr.State(None), gr.State(None)
         with gr.Row():
             with gr.Column(scale=3):
                 c_draft = gr.Markdown("", elem_id="copilot-draft", elem_classes=["coach-md"])
@@ -121,6 +124,7 @@ def build(ctx: AppContext) -> SessionPane:
         row.lang,
         row.self_check,
         row.previous,
+        c_status_said,
     ]
     assert len(controls) == len(CONTROLS)
     common = ctx.common
@@ -140,12 +144,14 @@ def build(ctx: AppContext) -> SessionPane:
         [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
         bind(transcribe_into),
         [c_mic, c_answer, c_state, row.lang, ctx.ui],
-        [c_answer, c_status],
+        [c_answer, c_status, c_status_said],
         api_name="transcribe_copilot",
     )
     decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ctx.ui]
-    c_accept.click(bind(decide, True), decide_inputs, c_log_status, api_name="copilot_accept")
-    c_override.click(bind(decide, False), decide_inputs, c_log_status, api_name="copilot_override")
+    decided = [c_log_status, c_log_said]
+    c_accept.click(bind(decide, True), decide_inputs, decided, api_name="copilot_accept")
+    c_override.click(bind(decide, False), decide_inputs, decided, api_name="copilot_override")
+    follow_switch(ctx, "copilot", [(c_status_said, c_status), (c_log_said, c_log_status)])
     gr.on(
         [c_state.change, c_dim.change, ctx.ui.change],
         bind(decision_labels),

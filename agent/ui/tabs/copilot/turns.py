@@ -13,8 +13,8 @@ from agent.graph import SessionView
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
+from agent.ui.tabs.said import says
 from agent.ui.tabs.shared import session_errors_noted
-from agent.util.messages import t
 
 
 def copilot_call(
@@ -22,7 +22,7 @@ def copilot_call(
 ) -> list[Any]:
     """`fn(session id, text)` on the tab's session, shown; a note when the tab has no session."""
     if not state.get("sid"):
-        return copilot_note(ctx, state, ui, t("ui.no_session", ui), keep=text)
+        return copilot_note(ctx, state, ui, says("ui.no_session"), keep=text)
     return copilot_out(ctx, fn(state["sid"], text), state, ui, keep=text)
 
 

@@ -14,8 +14,8 @@ from agent import graph
 from agent.graph import SessionView
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
+from agent.ui.tabs.said import Said, in_ui, says
 from agent.ui.tabs.shared import session_errors_noted, transcribe
-from agent.util.messages import t
 from agent.voice.delivery import Delivery, combine, delivery_of
 
 
@@ -59,19 +59,20 @@ def transcribe_answer(
     lang: str,
     ui_v: str,
     heard: list[dict[str, Any]] | None,
-) -> tuple[str, str, list[dict[str, Any]]]:
+) -> tuple[str, str, list[dict[str, Any]], Said]:
     """The recording transcribed into the answer box (the session's language forced), and kept with its
     delivery figures beside the recordings still in the box (those a new answer replaced are dropped),
-    for Send to show beside the insight."""
-    text, status, got = transcribe(ctx, audio, current, state, lang, ui_v)
+    for Send to show beside the insight; the status line, and last that line in both languages."""
+    text, status, got = transcribe(ctx, audio, current, state, lang)
+    shown = in_ui(status, lang_of(ui_v))
     kept = [h for h in heard or [] if still_in(h.get("text", ""), current or "")]
     if got is None:
-        return text, status, kept
+        return text, shown, kept, status
     try:
         figures = delivery_of(got)
     except (OSError, ValueError):  # the figures are an aid: the transcript goes into the box regardless
-        return text, status, kept
-    return text, status, [*kept, {"text": got.text, "delivery": figures.model_dump(mode="json")}]
+        return text, shown, kept, status
+    return text, shown, [*kept, {"text": got.text, "delivery": figures.model_dump(mode="json")}], status
 
 
 _TOKENS = re.compile(r"[\u3400-\u9fff]|[a-z0-9]+")
@@ -139,6 +140,6 @@ def on_session(
     state unless given); a note when the tab has no session, `keep` left in the answer box."""
     ui = lang_of(ui_v)
     if not state.get("sid"):
-        return practice_note(ctx, state, ui, t("ui.no_session", ui), keep=keep)
+        return practice_note(ctx, state, ui, says("ui.no_session"), keep=keep)
     view = step(state["sid"], owner=ctx.owner_of(owner_v, request))
     return practice_out(ctx, view, prev or state, ui, request.session_hash, keep=keep, **shown)

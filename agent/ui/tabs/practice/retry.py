@@ -10,19 +10,22 @@ import gradio as gr
 from agent import graph
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.said import Said, in_ui, says, verbatim
 from agent.ui.tabs.shared import question_md
-from agent.util.messages import t
 
 
-def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: str) -> list[Any]:
+def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[Any]:
+    """The question (the one to answer again, or the one asked now), the answer box, the status line and
+    Retry / Cancel; last, the status line in both languages (`said.follow_switch`)."""
     retrying = bool(state.get("retrying"))
     return [
         state,
         question_md(state, ui),
         answer,
-        note,
+        in_ui(note, ui),
         gr.update(visible=not retrying, interactive=bool(state.get("can_retry"))),
         gr.update(visible=retrying),
+        note,
     ]
 
 
@@ -33,11 +36,11 @@ def start_retry(
     box to rework; Send then replaces it (the earlier attempt is kept and compared)."""
     ui = lang_of(ui_v)
     if not state.get("sid") or not state.get("can_retry"):
-        return retry_out(state, ui, gr.update(), t("ui.nothing_to_retry", ui))
+        return retry_out(state, ui, gr.update(), says("ui.nothing_to_retry"))
     try:
         view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
     except graph.SessionError as e:
-        return retry_out(state, ui, gr.update(), f"⚠️ {e}")
+        return retry_out(state, ui, gr.update(), verbatim(f"⚠️ {e}"))
     tr = next((r for r in view.transcript.rounds if r.round == view.round), None)
     turns = tr.turns if tr else []
     k = next((i for i in range(len(turns) - 1, -1, -1) if turns[i].role == "candidate"), None)
@@ -47,12 +50,12 @@ def start_retry(
         else None
     )
     if k is None or asked is None:
-        return retry_out(state, ui, gr.update(), t("ui.nothing_to_retry", ui))
+        return retry_out(state, ui, gr.update(), says("ui.nothing_to_retry"))
     state = {**state, "retrying": {"question": asked}}
-    return retry_out(state, ui, turns[k].text, t("ui.retry_hint", ui))
+    return retry_out(state, ui, turns[k].text, says("ui.retry_hint"))
 
 
 def cancel_retry(ctx: AppContext, state: dict[str, Any], ui_v: str) -> list[Any]:
     """Keep the answer as it was: back to the question asked now."""
     state = {**state, "retrying": None}
-    return retry_out(state, lang_of(ui_v), "", "")
+    return retry_out(state, lang_of(ui_v), "", verbatim(""))

@@ -16,6 +16,7 @@ from agent.graph.report import session_markdown
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
+from agent.ui.tabs.said import Said, in_ui, joined, said, verbatim
 from agent.ui.tabs.shared import (
     plan_controls,
     progress,
@@ -36,14 +37,15 @@ def practice_out(
     ui: Lang,
     page: str | None = None,
     *,
-    note: str | None = None,
+    note: Said | None = None,
     keep: str = "",
     sent: str | None = None,
     continued: bool = False,
     earlier: list[str] | None = None,
     delivery: Delivery | None = None,
 ) -> list[Any]:
-    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
+    """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status. The
+    last two outputs are the status line and the speech's note in both languages (`said.follow_switch`).
 
     `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
     kept in the answer box unless the session took it; `sent`: the answer the session just took (its
@@ -58,13 +60,15 @@ def practice_out(
             gr.update(),
             gr.update(),
             keep,
-            note or "",
+            in_ui(note, ui),
             *[gr.update()] * 4,
             *[gr.update()] * 7,
             *[gr.update()] * 2,
             *[gr.update()] * 3,
             gr.update(),
             gr.update(),
+            gr.update(),
+            note or verbatim(""),
             gr.update(),
         ]
     rubric = ctx.rubric
@@ -89,7 +93,7 @@ def practice_out(
     if held:
         state["question"] = None
         state["held"] = True
-    notes = [n for n in (note, view.notice, view.message) if n]
+    notes = joined(note, verbatim(view.notice), verbatim(view.message))
     new_question = bool(state["question"]) and (not same_session or prev.get("question") != state["question"])
     # the question is spoken by `speak_question`, which runs when this state changes: text first
     state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
@@ -98,7 +102,7 @@ def practice_out(
     # the player is emptied (and hidden) until the question's speech is ready (`speak_question`);
     # meanwhile the note under it says the speech is being prepared
     audio: Any = None if new_question or not state["question"] else gr.update()
-    voice: Any = preparing_md(ui) if new_question else gr.update() if state["question"] else ""
+    voice: Said | None = said(preparing_md) if new_question else None if state["question"] else verbatim("")
     result: Any = gr.update() if same_session else ""
     sources: Any = gr.update() if same_session else ""
     banner_visible: Any = gr.update(visible=False) if not same_session else gr.update()
@@ -135,7 +139,11 @@ def practice_out(
         state[key] = prev.get(key, []) if same_session else []
     answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
     if not same_session and drafted is not None:  # a reload or resume: read them back from the session
-        last = next((x.text for x in reversed(answered.turns) if x.role == "candidate"), None) if answered else None
+        last = (
+            next((x.text for x in reversed(answered.turns) if x.role == "candidate"), None)
+            if answered
+            else None
+        )
         if last:
             had = views.covered_ids(drafted)
             state["mine"] = views.answer_covered(drafted, last, had)  # the items quoted from the last answer
@@ -176,7 +184,7 @@ def practice_out(
         question_md(state, ui),
         audio,
         keep if view.message else "",
-        "\n\n".join(notes),
+        in_ui(notes, ui),
         result,
         sources,
         report,
@@ -193,11 +201,13 @@ def practice_out(
         *controls[:3],
         delivery_out,
         self_check_box(controls[3], view),
-        voice,
+        gr.update() if voice is None else in_ui(voice, ui),
+        notes,
+        gr.update() if voice is None else voice,
     ]
 
 
-def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: str, keep: str = "") -> list[Any]:
+def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
     """The tab as it was, with `note` as its status and `keep` in the answer box."""
     return practice_out(ctx, None, state, ui, note=note, keep=keep)
 
@@ -259,4 +269,11 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     delivery: Any = gr.update()
     if info and state.get("delivery"):
         delivery = _delivery_shown(Delivery.model_validate(state["delivery"]), ui)
-    return [insight, banner, result, sources, views.conversation_md(rubric, view.transcript, ui, view.candidate_questions), delivery]
+    return [
+        insight,
+        banner,
+        result,
+        sources,
+        views.conversation_md(rubric, view.transcript, ui, view.candidate_questions),
+        delivery,
+    ]

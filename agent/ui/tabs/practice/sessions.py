@@ -13,6 +13,7 @@ import gradio as gr
 from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
+from agent.ui.tabs.said import says, verbatim
 from agent.ui.tabs.shared import session_errors_noted, start_plan
 from agent.util.messages import t
 
@@ -68,7 +69,7 @@ def restore_practice(
 ) -> list[Any]:
     """On page load: the session this browser was practising, as it stands (the page was reloaded)."""
     ui = lang_of(ui_v)
-    unchanged = [gr.update() for _ in practice_note(ctx, state, ui, "")]
+    unchanged = [gr.update() for _ in practice_note(ctx, state, ui, verbatim(""))]
     if not saved or state.get("sid"):
         return unchanged
     try:
@@ -78,7 +79,7 @@ def restore_practice(
     if view.status == "done":
         return unchanged
     return practice_out(
-        ctx, view, {}, ui, request.session_hash, note=t("ui.restored", ui, sid=view.session_id)
+        ctx, view, {}, ui, request.session_hash, note=says("ui.restored", sid=view.session_id)
     )
 
 
@@ -98,14 +99,12 @@ def start_practice(
     round added after its last round when `self_check` is ticked."""
     ui = lang_of(ui_v)
     if prev_sid == KEEP:
-        return practice_note(ctx, state, ui, "")
+        return practice_note(ctx, state, ui, verbatim(""))
     spec = start_plan(plan, "concepts", prev_sid, self_check)
     if spec is None:
-        return practice_note(ctx, state, ui, t("ui.need_previous_pick", ui))
+        return practice_note(ctx, state, ui, says("ui.need_previous_pick"))
     view = graph.start_session(spec, lang_of(lang), "practice", owner=ctx.owner_of(owner_v, request))
-    return practice_out(
-        ctx, view, {}, ui, request.session_hash, note=t("ui.started", ui, sid=view.session_id)
-    )
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=says("ui.started", sid=view.session_id))
 
 
 @session_errors_noted(practice_note)
@@ -114,10 +113,8 @@ def resume_practice(
 ) -> list[Any]:
     ui = lang_of(ui_v)
     if sid == KEEP:
-        return practice_note(ctx, state, ui, "")
+        return practice_note(ctx, state, ui, verbatim(""))
     if not (sid or "").strip():
-        return practice_note(ctx, state, ui, t("ui.need_session_id", ui))
+        return practice_note(ctx, state, ui, says("ui.need_session_id"))
     view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
-    return practice_out(
-        ctx, view, {}, ui, request.session_hash, note=t("ui.resumed", ui, sid=view.session_id)
-    )
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=says("ui.resumed", sid=view.session_id))

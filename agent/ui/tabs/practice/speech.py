@@ -11,35 +11,39 @@ import numpy as np
 
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
-from agent.util.messages import t
+from agent.ui.tabs.said import Said, in_ui, says, verbatim
 from agent.voice import VoiceUnavailable
 
 
 def speak_question(
     ctx: AppContext, state: dict[str, Any], spoken: str | None, ui_v: str, request: gr.Request
-) -> tuple[Any, str | None, Any]:
+) -> tuple[Any, str | None, Any, Any]:
     """The question as speech, once per question shown (the text never waits for it): (the speech for the
-    player; the question spoken; the note under the player: "", or why there is no speech).
+    player; the question spoken; the note under the player: "", or why there is no speech; that note in
+    both languages, for the language switch).
 
     Speech that is ready only after the page moved on to another question is dropped, and the note left
-    to that question."""
-    if not state.get("question") or state.get("say") == spoken:
-        return gr.update(), spoken, ""
-    audio, warn = speak(ctx, state["question"], lang_of(state["lang"]), lang_of(ui_v))
+    to that question; a question already spoken keeps its note."""
+    if not state.get("question"):
+        return gr.update(), spoken, "", verbatim("")
+    if state.get("say") == spoken:
+        return gr.update(), spoken, gr.update(), gr.update()
+    audio, warn = speak(ctx, state["question"], lang_of(state["lang"]))
     current = ctx.shown.showing(request.session_hash or "", state.get("say"))
     if current != state.get("say"):
-        return gr.update(), spoken, gr.update()
-    return audio, state.get("say"), warn or ""
+        return gr.update(), spoken, gr.update(), gr.update()
+    note = warn or verbatim("")
+    return audio, state.get("say"), in_ui(note, lang_of(ui_v)), note
 
 
-def speak(ctx: AppContext, text: str | None, lang: Lang, ui: Lang) -> tuple[Any, str | None]:
+def speak(ctx: AppContext, text: str | None, lang: Lang) -> tuple[Any, Said | None]:
     """(audio for gr.Audio, a warning) for a question; a failure never blocks the typed path."""
     if not text:
         return None, None
     try:
         return wav_array(ctx.services.tts().synthesize(text, lang)), None
     except (VoiceUnavailable, OSError, ValueError) as e:
-        return None, t("ui.tts_unavailable", ui, why=str(e))
+        return None, says("ui.tts_unavailable", why=str(e))
 
 
 def wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:

@@ -23,6 +23,7 @@ from agent.ui.tabs.practice.sessions import (
     start_practice,
 )
 from agent.ui.tabs.practice.speech import speak_question
+from agent.ui.tabs.said import follow_switch
 from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, recorder, session_tab
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
@@ -100,6 +101,8 @@ def build(ctx: AppContext) -> SessionPane:
                 )
                 p_finish = T(gr.Button, {"value": "ui.finish_round"}, variant="secondary")
         p_status = gr.Markdown("", elem_id="practice-status")
+        # the status line and the speech's note in both languages: the language switch shows them again
+        p_status_said, p_voice_said = gr.State(None), gr.State(None)
         with gr.Row(equal_height=False):
             p_insight = gr.Markdown(
                 "", elem_id="answer-insight", elem_classes=["coach-md"], scale=3, min_width=320
@@ -148,6 +151,8 @@ def build(ctx: AppContext) -> SessionPane:
         p_delivery,
         row.self_check,
         p_voice,
+        p_status_said,
+        p_voice_said,
     ]
     common = ctx.common
     bind = ctx.bind
@@ -156,7 +161,7 @@ def build(ctx: AppContext) -> SessionPane:
     speaking = p_state.change(
         bind(speak_question),
         [p_state, p_spoken, ctx.ui],
-        [p_audio_q, p_spoken, p_voice],
+        [p_audio_q, p_spoken, p_voice, p_voice_said],
         api_name="speak_question",
         show_progress="hidden",
     )
@@ -192,14 +197,19 @@ def build(ctx: AppContext) -> SessionPane:
     listed_resume.then(**show_next)
     p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
     tab_practice.select(**listed, api_name="list_unfinished")
-    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel]
+    # what the language switch shows again besides `rerender`'s: the status line, the speech's note, the list
+    follow_switch(ctx, "practice", [(p_status_said, p_status), (p_voice_said, p_voice)])
+    ctx.ui.change(
+        bind(list_unfinished), common, p_unfinished, api_name="list_unfinished", show_progress="hidden"
+    )
+    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel, p_status_said]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
     p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
     gr.on(
         [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
         bind(transcribe_answer),
         [p_mic, p_answer, p_state, row.lang, ctx.ui, p_heard],
-        [p_answer, p_status, p_heard],
+        [p_answer, p_status, p_heard, p_status_said],
         api_name="transcribe_practice",
     )
 
