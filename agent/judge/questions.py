@@ -72,6 +72,11 @@ def _known(rubric: Rubric, round_id: str) -> tuple[_Known, ...]:
         return _CACHE[key]
     rnd = rubric.round(round_id)
     out = [_Known("prompt", rnd.id, _texts(rnd.prompt), ())]
+    if rnd.given:
+        # the interviewer's reply with the inputs a candidate asked for (any of them, in any number) goes on
+        # with the round's own question: one known text holding every input, which such a reply is contained in
+        together = (frozenset().union(*(_texts(f.text)[k] for f in rnd.given)) for k in (0, 1))
+        out.append(_Known("prompt", rnd.id, tuple(together), ()))
     out += [_Known("followup", f.id, _texts(f.text), tuple(f.probes)) for f in rnd.followups]
     out += [_Known("project", q.id, _texts(q.text), tuple(q.evidence)) for q in rnd.questions]
     _CACHE[key] = tuple(out)

@@ -80,3 +80,36 @@ def test_an_off_rubric_turn_does_not_count_for_the_round(rubric: Rubric) -> None
     assert ra.checklist is not None
     assert "paged-kv-mapping" in ra.checklist.covered()
     assert "cb-step-reschedule" not in ra.checklist.covered()
+
+
+@pytest.mark.parametrize("round_id", ["system-design", "capacity"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("facts", [1, 2, 5])
+def test_the_interviewers_reply_with_asked_inputs_continues_the_prompt(
+    rubric: Rubric, round_id: str, lang: str, facts: int
+) -> None:
+    """The inputs a candidate asked for (the interviewer's reply, as agent/graph/nodes.py words it) are the
+    round's own question going on: what the candidate answers next is judged on the round's evidence, not set
+    aside as a question outside the rubric."""
+    from agent.util.messages import t
+
+    given = rubric.round(round_id).given[:facts]
+    sep = "" if lang == "zh" else " "
+    reply = t("interview.given", lang, facts=sep.join(f.text.get(lang) for f in given))  # type: ignore[arg-type]
+    m = match_question(rubric, round_id, reply)
+    assert m is not None and (m.kind, m.id) == ("prompt", round_id), m
+
+
+def test_an_answer_after_the_asked_inputs_is_judged_on_the_round(rubric: Rubric) -> None:
+    from agent.util.messages import t
+
+    rnd = rubric.round("system-design")
+    reply = t("interview.given", "en", facts=" ".join(f.text.en for f in rnd.given))
+    first = AnswerTurn("Questions first: which GPU type, how many nodes, model sizes?", rnd.prompt.en)
+    then = AnswerTurn(
+        "Per-replica good rate from a stepped load test, then replicas = ceil(120 / good rate), plus one node "
+        "spare for N+1 so one node failure keeps the SLO, plus a rollout reserve.",
+        reply,
+    )
+    ra = assess_answer(rubric, "system-design", Answer((first, then)), "en")
+    assert ra.checklist is not None and not ra.checklist.outside
