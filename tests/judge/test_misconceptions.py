@@ -116,6 +116,19 @@ def test_a_denial_a_correction_or_a_question_asserts_nothing(rubric: Rubric, tex
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        # a list of questions under one lead, split at its semicolons: each part asks, none asserts
+        "Questions first: which GPU type and how many nodes; model sizes of the two versions; is tool schema / "
+        "system prompt shared across tenants (prefix cache potential); structured output backend requirements.",
+        "My questions: does the prefix cache survive a model version upgrade; budget ceiling; tenant isolation rules.",
+    ],
+)
+def test_a_question_in_a_list_of_questions_asserts_nothing(rubric: Rubric, text: str) -> None:
+    assert found(rubric, "system-design", text) == []
+
+
+@pytest.mark.parametrize(
     ("round_id", "text"),
     [
         ("concepts", "Only full blocks are shared, and it is not a response cache, decode still runs."),
