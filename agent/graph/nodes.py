@@ -343,7 +343,8 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
         )
         notes.append(messages.t(key, lang, used=used / 60, minutes=minutes))
     if run is not None and run["facts_given"]:
-        notes.append(messages.t("interview.asked_unprompted", lang, facts=", ".join(run["facts_given"])))
+        total = len(ctx.rubric.round(plan["round"]).given)
+        notes.append(messages.t("interview.asked_unprompted", lang, n=len(run["facts_given"]), total=total))
     ra = ra.model_copy(update={"notes": notes})
     timing = RoundTiming(round=plan["round"], minutes=minutes, used_s=used, over_budget=over)
     return {

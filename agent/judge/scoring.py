@@ -249,18 +249,21 @@ def score_round(
         passed = scores[pd] >= pmin
         if not passed:
             notes.append(
-                msgs.not_passed.get(lang).format(round=title, dimension=pd, min=pmin, score=scores[pd])
+                msgs.not_passed.get(lang).format(
+                    round=title, dimension=rubric.dimensions[pd].title.get(lang), min=pmin, score=scores[pd]
+                )
             )
     if bounds.senior_rule is not None:
         sdims, smin = bounds.senior_rule
         if any(scores[d] < smin for d in sdims):
-            notes.append(msgs.senior_bar.get(lang).format(dimensions=", ".join(sdims), min=smin))
+            names = _joined([rubric.dimensions[d].title.get(lang) for d in sdims], lang)
+            notes.append(msgs.senior_bar.get(lang).format(dimensions=names, min=smin))
     if checklist.checks.honest_unknown:
         notes.append(msgs.honest_unknown.get(lang))
     for asked in checklist.outside:
         notes.append(msgs.outside_rubric.get(lang).format(question=asked[:160]))
     if unjudged:
-        titles = ", ".join(rubric.dimensions[d].title.get(lang) for d in unjudged)
+        titles = _joined([rubric.dimensions[d].title.get(lang) for d in unjudged], lang)
         notes.append(msgs.unjudged.get(lang).format(dimensions=titles, cap=cfg.unjudged_cap))
     for path in checklist.checks.paths:
         if path.status == "moved":
@@ -348,3 +351,8 @@ def _distinct(quotes: Iterable[str]) -> list[str]:
             kept.append(q)
             seen.append(norm)
     return kept
+
+
+def _joined(names: list[str], lang: Lang) -> str:
+    """Names in a sentence: 、 between Chinese ones, a comma between English ones."""
+    return ("、" if lang == "zh" else ", ").join(names)

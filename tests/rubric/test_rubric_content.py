@@ -801,7 +801,8 @@ def test_hidden_inputs_are_held_back(rubric: Rubric) -> None:
     assert {"given-replicated-weights", "given-block-size", "given-quantization"} <= {g.id for g in cap.given}
     assert len(design.given) >= 10
     for g in design.given:
-        assert "隐藏配置" in g.text.zh and "hidden config" in g.text.en.lower()
+        # the candidate reads these as the interviewer's reply: no internal framing of the hidden config
+        assert "隐藏配置" not in g.text.zh and "hidden config" not in g.text.en.lower()
     # the hidden config is not in the prompt
     for word in ("H100", "14×10^9", "rank 16"):
         assert word not in design.prompt.en

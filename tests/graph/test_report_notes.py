@@ -1,0 +1,75 @@
+"""A round's report notes name dimensions and inputs as a person reads them, in the report's language.
+
+A blind tester read "未达 senior 标准：tradeoffs, validation 均需 ≥ 4" and "…缺失输入：hidden-model, hidden-lora, …"
+in a Chinese report: rubric ids, not the dimensions' titles (rubrics/dimensions.yaml) or the inputs' texts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agent.graph import answer, start_session
+from agent.rubric import Rubric
+from agent.rubric.model import DIMENSIONS, Lang
+from tests.graph.script import WEAK, drive
+
+_ASK = {
+    "en": "Before I design: which GPU type do we have, and what is the budget?",
+    "zh": "先确认一下：GPU 是什么型号？预算是多少？",
+}
+
+
+def _ids_in(note: str, ids: list[str]) -> list[str]:
+    return [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", note)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_system_design_notes_name_dimensions_by_title_and_no_input_ids(rubric: Rubric, lang: Lang) -> None:
+    rnd = rubric.round("system-design")
+    v = start_session("system-design", lang)
+    v = answer(v.session_id, _ASK[lang], at_s=30)
+    v = drive(v, lambda _: WEAK, start_s=60)
+    assert v.report is not None
+    notes = v.report.rounds[0].notes
+    senior = [n for n in notes if "≥ 4" in n or "at least 4" in n]
+    assert senior, notes
+    titles = [rubric.dimensions[d].title.get(lang) for d in ("tradeoffs", "validation")]
+    sep = "、" if lang == "zh" else ", "
+    assert sep.join(titles) in senior[0]
+    asked = [n for n in notes if "主动询问" in n or "without prompting" in n]
+    assert asked, notes
+    given_ids = [g.id for g in rnd.given]
+    for n in [*senior, *asked]:
+        assert not _ids_in(n, [*DIMENSIONS, *given_ids]), n
+    if lang == "zh":
+        assert not any("senior" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_round_not_passed_names_its_dimension_by_title(rubric: Rubric, lang: Lang) -> None:
+    v = start_session("source-trace", lang)
+    v = drive(v, lambda _: WEAK)
+    assert v.report is not None
+    notes = v.report.rounds[0].notes
+    title = rubric.dimensions["evidence"].title.get(lang)
+    failed = [n for n in notes if "未通过" in n or "is not passed" in n]
+    assert failed and title in failed[0], notes
+    assert not _ids_in(failed[0], list(DIMENSIONS)), failed[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_asked_input_reply_reads_as_an_interviewer(rubric: Rubric, lang: Lang) -> None:
+    v = start_session("system-design", lang)
+    v = answer(v.session_id, _ASK[lang], at_s=30)
+    assert v.question is not None
+    for internal in (
+        "hidden config",
+        "Hidden config",
+        "隐藏配置",
+        "given only when asked",
+        "仅在被问到时给出",
+    ):
+        assert internal not in v.question
+    assert v.question.startswith("你问到的信息如下：" if lang == "zh" else "Here is what you asked for: ")
