@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from agent.contracts.transcript import Transcript
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
-from agent.ui.views.text import clock, colon, md_text, round_title, safe_md
+from agent.ui.views.text import clock, colon, html_lines, md_text, round_title
 from agent.util.messages import t
 
 
@@ -64,5 +64,6 @@ def _at(at_s: float | None, lang: Lang) -> str:
 
 
 def _turn(mark: str, who: str, text: str, ui: Lang) -> str:
-    """One turn of the conversation on screen: who, the colon of the interface language, what was said."""
-    return f"<p class='coach-turn coach-{mark}'><b>{html.escape(who)}{colon(ui)}</b>{safe_md(text)}</p>"
+    """One turn of the conversation on screen: who, the colon of the interface language, what was said with its
+    line breaks (a structured answer stays structured)."""
+    return f"<p class='coach-turn coach-{mark}'><b>{html.escape(who)}{colon(ui)}</b>{html_lines(text)}</p>"

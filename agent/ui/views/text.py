@@ -5,6 +5,7 @@ id, a clock."""
 from __future__ import annotations
 
 import html
+import re
 
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
@@ -17,6 +18,7 @@ __all__ = [
     "colon",
     "cut",
     "dim_title",
+    "html_lines",
     "labelled",
     "md_text",
     "round_title",
@@ -32,11 +34,27 @@ def safe_md(text: str) -> str:
     return html.escape(" ".join(text.split())).replace("|", "&#124;")
 
 
+_MD_ACTIVE = re.compile(r"\\(?=[<&])|<(?=[A-Za-z/!?])|&(?=#?\w+;)")
+"""What a Markdown viewer would not show as typed: a tag's or an autolink's opening `<`, an entity's `&`, and
+a backslash before either."""
+
+
 def md_text(text: str) -> str:
-    """User text as a line of an exported Markdown file: on one line, tags and entities neutralised (a
-    viewer that renders HTML shows them as text) but apostrophes and quotes left as typed ("don't", not
-    "don&#x27;t", which is what a reader of the file saw)."""
-    return html.escape(" ".join(text.split()), quote=False)
+    """User text as a line of an exported Markdown file, as typed: on one line, with a backslash only before
+    what a viewer would otherwise read as a tag or an entity (`\\<script>`, `\\&lt;`), so "a -> b", "x < 4"
+    and "don't" read as the candidate wrote them (a tester read "-&gt;" and "&lt;" in the file)."""
+    return _MD_ACTIVE.sub(lambda m: "\\" + m.group(0), " ".join(text.split()))
+
+
+def html_lines(text: str) -> str:
+    """User or model text inside HTML with its line breaks kept (`<br>`), each line made safe as `safe_md`
+    does; runs of blank lines become one."""
+    out: list[str] = []
+    for line in text.strip().splitlines():
+        safe = safe_md(line)
+        if safe or (out and out[-1]):
+            out.append(safe)
+    return "<br>".join(out)
 
 
 def cut(text: str, n: int) -> str:
