@@ -1,19 +1,45 @@
-"""Reports as files: Markdown for people, in the transcript's language, and JSON for tools."""
+"""Reports as files: Markdown for people, in the transcript's language, and JSON for tools. The pieces of a
+round's Markdown that the app shows too (the score table's head, the quotes, a labelled list) are made here
+and used by `agent/ui/views/scores.py`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 
 from agent.contracts.labels import flag_line, flag_name, judge_line, why_text
-from agent.contracts.report import Report, SampleSpread
+from agent.contracts.report import Report, RoundAssessment, SampleSpread
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS
+from agent.rubric.model import DIMENSIONS, Lang
 from agent.util.messages import bold_label, colon, labelled, t
 
 
 def report_json(r: Report) -> str:
     """The report as `interview grade --format json` writes it (the Report contract, fields in order)."""
     return json.dumps(r.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+def bullets(label: str, items: Iterable[str], lang: Lang) -> list[str]:
+    """A bold label with its colon, its items as a Markdown list, then a blank line."""
+    return [bold_label(label, lang), *[f"- {x}" for x in items], ""]
+
+
+def score_table_head(lang: Lang) -> list[str]:
+    """The head of a round's table of scores: dimension, score, why."""
+    return [
+        f"| {t('report.dimension', lang)} | {t('report.score', lang)} | {t('report.why', lang)} |",
+        "|---|---|---|",
+    ]
+
+
+def quote_items(ra: RoundAssessment, rubric: Rubric, lang: Lang, text: Callable[[str], str]) -> list[str]:
+    """The verbatim quotes behind a round's scores, at most two a dimension: "*Accuracy*: “…”"; `text` makes
+    a quote fit where it is shown."""
+    return [
+        f"*{rubric.dimensions[d].title.get(lang)}*{colon(lang)}“{text(q)}”"
+        for d, qs in ra.quotes.items()
+        for q in qs[:2]
+    ]
 
 
 def report_markdown(report: Report, rubric: Rubric) -> str:
@@ -39,11 +65,7 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     out.append("")
     raised = list(dict.fromkeys(f for ra in report.rounds for f in ra.flags))
     if raised:
-        out += [
-            bold_label(t("report.flag_meanings", lang), lang),
-            *[f"- {flag_line(f, lang)}" for f in raised],
-            "",
-        ]
+        out += bullets(t("report.flag_meanings", lang), [flag_line(f, lang) for f in raised], lang)
     out += _samples(report, rubric)
     if report.risks:
         out += [f"## {t('report.risks', lang)}", *[f"- {r}" for r in report.risks], ""]
@@ -53,9 +75,8 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
         if ra.passed is not None:
             out.append(labelled(t("report.passed", lang), "✓" if ra.passed else "✗", lang))
         if ra.notes:
-            out += [bold_label(t("report.notes", lang), lang), *[f"- {n}" for n in ra.notes], ""]
-        out.append(f"| {t('report.dimension', lang)} | {t('report.score', lang)} | {t('report.why', lang)} |")
-        out.append("|---|---|---|")
+            out += bullets(t("report.notes", lang), ra.notes, lang)
+        out += score_table_head(lang)
         for ds in ra.dimensions:
             why = why_text(ds, lang)
             out.append(
@@ -63,15 +84,11 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
             )
         out.append("")
         if ra.quotes:
-            out.append(bold_label(t("report.quotes", lang), lang))
-            for d, qs in ra.quotes.items():
-                for q in qs[:2]:
-                    out.append(f"- *{rubric.dimensions[d].title.get(lang)}*{colon(lang)}“{q.strip()}”")
-            out.append("")
+            out += bullets(t("report.quotes", lang), quote_items(ra, rubric, lang, str.strip), lang)
         if ra.missing_evidence:
-            out += [bold_label(t("report.missing", lang), lang), *[f"- {m}" for m in ra.missing_evidence], ""]
+            out += bullets(t("report.missing", lang), ra.missing_evidence, lang)
         if ra.next_followups:
-            out += [bold_label(t("report.followups", lang), lang), *[f"- {f}" for f in ra.next_followups], ""]
+            out += bullets(t("report.followups", lang), ra.next_followups, lang)
         if ra.snippets:
             out.append(bold_label(t("report.sources", lang), lang))
             for s in ra.snippets:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent.contracts import labels
 from agent.contracts.labels import flag_line, why_text
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.grading.render import bullets, quote_items, score_table_head
 from agent.overrides import EffectiveScore, effective_totals
 from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
@@ -27,7 +28,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
     title = round_title(rubric, ra.round, lang)
     out = [f"### {t(heading, lang, title=title)} — {ra.total}/25", ""]
     reasons = {d.dimension: d for d in ra.dimensions}
-    out += [f"| {t('ui.dimension', lang)} | {t('ui.score', lang)} | {t('ui.why', lang)} |", "|---|---|---|"]
+    out += score_table_head(lang)
     for d in DIMENSIONS:
         ds = reasons.get(d)
         why = ""
@@ -36,15 +37,9 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
         out.append(f"| {dim_title(rubric, d, lang)} | {ra.scores[d]} | {safe_md(why)} |")
     out.append("")
     if ra.flags:
-        out.append(bold_label(t("ui.flags", lang), lang))
-        out += [f"- {safe_md(flag_line(f, lang))}" for f in ra.flags]
-        out.append("")
+        out += bullets(t("ui.flags", lang), [safe_md(flag_line(f, lang)) for f in ra.flags], lang)
     if any(ra.quotes.values()):
-        out.append(bold_label(t("ui.quotes", lang), lang))
-        for d, qs in ra.quotes.items():
-            for q in qs[:2]:
-                out.append(f"- *{dim_title(rubric, d, lang)}*{colon(lang)}“{safe_md(q)}”")
-        out.append("")
+        out += bullets(t("ui.quotes", lang), quote_items(ra, rubric, lang, safe_md), lang)
     if ra.missing_evidence:
         out.append(bold_label(t("ui.missing", lang), lang))
         out += [f"- {safe_md(m)}" for m in ra.missing_evidence[:MISSING_SHOWN]]
@@ -56,7 +51,7 @@ def assessment_md(ra: RoundAssessment, rubric: Rubric, lang: Lang, *, heading: s
             )
         out.append("")
     if ra.judge:
-        out.append(f"<sub>{t('ui.judge', lang)}{colon(lang)}{judge_line(ra.judge, lang)}</sub>")
+        out.append(_judge_sub(ra.judge, lang))
     return "\n".join(out)
 
 
@@ -70,15 +65,15 @@ def judge_line(judge: JudgeInfo, lang: Lang) -> str:
     return html.escape(labels.judge_line(judge, lang), quote=False)
 
 
+def _judge_sub(judge: JudgeInfo, lang: Lang) -> str:
+    """ "Judge: Embedded judge — …" in small print, under a round's scores or a report's totals."""
+    return f"<sub>{t('ui.judge', lang)}{colon(lang)}{judge_line(judge, lang)}</sub>"
+
+
 def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
     """Totals per round (judge → effective), risks and next actions."""
     totals = effective_totals(effective)
-    j = report.judge
-    out = [
-        f"### {safe_md(report.id)}",
-        f"<sub>{t('ui.judge', lang)}{colon(lang)}{judge_line(j, lang)}</sub>",
-        "",
-    ]
+    out = [f"### {safe_md(report.id)}", _judge_sub(report.judge, lang), ""]
     out += [
         f"| {t('ui.round', lang)} | {t('ui.col_judge', lang)} | {t('ui.col_effective', lang)} |",
         "|---|---|---|",
@@ -87,13 +82,9 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
         out.append(f"| {round_title(rubric, rid, lang)} | {jt}/25 | {et}/25 |")
     out.append("")
     if report.risks:
-        out += [bold_label(t("ui.risks", lang), lang), *[f"- {safe_md(r)}" for r in report.risks], ""]
+        out += bullets(t("ui.risks", lang), [safe_md(r) for r in report.risks], lang)
     if report.next_actions:
-        out += [
-            bold_label(t("ui.next_actions", lang), lang),
-            *[f"- {safe_md(a)}" for a in report.next_actions],
-            "",
-        ]
+        out += bullets(t("ui.next_actions", lang), [safe_md(a) for a in report.next_actions], lang)
     return "\n".join(out)
 
 
