@@ -1,13 +1,14 @@
 """Co-pilot as a human interviewer sees it, in headless Chromium, in English and in Chinese: the question
 stays on screen once the candidate's answer is saved; "Save answer" is not the microphone's "Record";
 Accept and Override name the round and dimension they act on; an Accept after an override is refused with a
-message instead of undoing it; the language switch renders all this again; a finished session's controls
-are off. The self-check box beside the plan adds the self-check round after the plan's last round, as in
+message instead of undoing it; the language switch renders all this again; before Start, Save answer, Ask
+and Close are off, and so are a finished session's controls; the finished session's report shows the
+effective scores (judge → override) and follows the language switch whole, as its status line does. The self-check box beside the plan adds the self-check round after the plan's last round, as in
 Practice: the interviewer closes the plan's round and the self-check's first question is asked.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
 17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}, 18a-copilot-self-check-setup-{lang},
-18b-copilot-self-check-question-{lang}.
+17d-copilot-finished-switched-{lang}, 18b-copilot-self-check-question-{lang}.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ SEEN = {
         "undo": "would undo it",
         "close": "Close the round",
         "finished": "To interview again, start a new session",
+        "report": "Interview report",
+        "effective": "Effective scores (after overrides)",
     },
     "zh": {
         "tab": "面试官助手",
@@ -72,6 +75,8 @@ SEEN = {
         "undo": "会撤销这次修改",
         "close": "结束本轮",
         "finished": "如要再次面试，请开始新的会话",
+        "report": "面试评分报告",
+        "effective": "生效分数（含人工修改）",
     },
 }
 
@@ -98,10 +103,16 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
         _interface(page, "zh")
     page.get_by_role("tab", name=seen["tab"]).click()
     page.locator("#copilot-start").wait_for()
+    # 0. no session yet: nothing to save, ask or close
+    page.wait_for_timeout(500)  # the page's first events have run
+    for selector in ("#copilot-record", "#copilot-ask", "#copilot-close"):
+        assert page.locator(selector).is_disabled(), selector
     page.locator("#copilot-lang").get_by_text(seen["lang"], exact=True).click()  # the interview's language
     page.locator("#copilot-start").click()
     page.locator("#copilot-question").get_by_text(seen["given"]).first.wait_for()
     asked = _text(page, "#copilot-question")
+    page.wait_for_function("() => document.querySelector('#copilot-record')?.disabled === false")
+    assert page.locator("#copilot-ask").is_enabled()
 
     # 1. "Save answer" is not the microphone's "Record" (Gradio's own, in the same language)
     save = _label(page, "#copilot-record")
@@ -170,7 +181,26 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
         assert page.locator(selector).is_disabled(), selector
     assert page.locator("#copilot-answer textarea").is_disabled()
     assert page.locator("#copilot-next textarea").is_disabled()
+    # the report: the override's effective score beside the judge's, as Review shows it
+    changed = f"{draft} → {draft % 5 + 1}"
+    _shows(page, "#copilot-draft", seen["report"])
+    _shows(page, "#copilot-draft", seen["effective"])
+    report = _text(page, "#copilot-draft")
+    assert changed in report and seen["accuracy"] in report and "Dana" in report, report
     _shot(page, screenshots, f"17c-copilot-finished-{lang}")
+
+    # the language switch renders the finished report again, whole, and the status line
+    other = SEEN["zh" if lang == "en" else "en"]
+    page.locator("#ui-language").get_by_text(other["lang"], exact=True).click()
+    _shows(page, "#copilot-draft", other["report"])
+    _shows(page, "#copilot-draft", other["effective"])
+    _shows(page, "#copilot-status", other["finished"])
+    report = _text(page, "#copilot-draft")
+    assert changed in report and other["accuracy"] in report, report
+    for word in (seen["report"], seen["effective"]):
+        assert word not in report, word
+    assert seen["finished"] not in _text(page, "#copilot-status")
+    _shot(page, screenshots, f"17d-copilot-finished-switched-{lang}")
     page.context.close()
 
 

@@ -1,9 +1,12 @@
-"""Sessions are never lost (issue 12), in headless Chromium: a reload resumes the session under way; the
-owner's unfinished sessions are listed by plan and date and resume from the list with their plan and
-language; Start asks before replacing a session under way (cancel keeps it). In English and Chinese.
+"""Sessions are never lost (issue 12), in headless Chromium: a reload resumes the session under way, with
+what the last answer earned (its insight, as Send showed it); the owner's unfinished sessions are listed by
+plan and date and resume from the list with their plan and language; Start asks before replacing a session
+under way (cancel keeps it). Before Start, Send and Finish are off; once the session is finished, every
+control that answers is off (the answer box, Transcribe, Record, Send, Retry, Finish). In English and
+Chinese.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 11a-reloaded-{lang},
-11b-unfinished-{lang}.
+11b-unfinished-{lang}, 11c-finished-{lang}.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ SEEN = {
         "lang": "English",
         "other": "中文",
         "asks": "A session is under way",
+        "insight": "What this answer showed",
+        "record": "Record",
+        "report": "Interview report",
     },
     "zh": {
         "question": "问题：",
@@ -40,6 +46,9 @@ SEEN = {
         "lang": "中文",
         "other": "English",
         "asks": "当前有一个进行中的会话",
+        "insight": "这次回答体现了什么",
+        "record": "录制",
+        "report": "面试评分报告",
     },
 }
 ANSWER = "Paged KV cache allocates fixed-size blocks on demand."
@@ -79,10 +88,18 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     page.on("dialog", on_dialog)
     page.goto(served.url)
     page.locator("#start").wait_for()
+    # 0. no session yet: nothing to send or finish
+    finish = page.locator("#finish")
+    page.wait_for_timeout(500)  # the page's first events (restore, list) have run
+    assert page.locator("#send").is_disabled() and finish.is_disabled()
     first = _start_practice(page, ui=lang, lang=seen["lang"])  # nothing under way: no question asked
+    page.wait_for_function("() => document.querySelector('#send')?.disabled === false")
+    assert finish.is_enabled()
     page.locator("#answer textarea").fill(ANSWER)
     page.locator("#send").click()
     _shows(page, "#conversation", ANSWER[:30])
+    _shows(page, "#answer-insight", seen["insight"])
+    earned = _text(page, "#answer-insight")
     assert asked == []
 
     # 1. a reload continues the session where it was
@@ -93,6 +110,8 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     _shows(page, "#practice-status", seen["welcome"])
     _shows(page, "#conversation", ANSWER[:30])
     _shows(page, "#practice-question", seen["question"])
+    _shows(page, "#answer-insight", seen["insight"])  # what the last answer earned, restored with it
+    assert _text(page, "#answer-insight") == earned
     _shot(page, screenshots, f"11a-reloaded-{lang}")
 
     # 2. Start while it is under way asks first; cancel keeps it
@@ -120,4 +139,15 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     _shows(page, "#conversation", ANSWER[:30])
     assert page.locator("#plan input").input_value() == seen["plan"]
     assert page.locator("#session-lang input:checked").evaluate("e => e.value") in (lang, seen["lang"])
+
+    # 4. finished (its one round closed): every control that answers is off, the report is shown
+    finish.click()
+    page.locator("#practice-report").get_by_text(seen["report"]).wait_for()
+    page.wait_for_function("() => document.querySelector('#answer textarea')?.disabled === true")
+    for selector in ("#send", "#retry", "#transcribe"):
+        assert page.locator(selector).is_disabled(), selector
+    assert finish.is_disabled()
+    record = page.locator("#practice-mic button", has_text=seen["record"])
+    assert all(record.nth(i).is_disabled() for i in range(record.count())), "Record is on"
+    _shot(page, screenshots, f"11c-finished-{lang}")
     context.close()

@@ -11,7 +11,8 @@ import gradio as gr
 
 from agent import graph
 from agent.graph import SessionError, SessionView
-from agent.graph.report import session_markdown
+from agent.graph.report import SessionReport, session_markdown
+from agent.overrides import effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
@@ -111,9 +112,9 @@ def draft_open(view: SessionView) -> bool:
 
 def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
     """The last answer's draft scores (a closed round's scores, said to be closed), or the session's report
-    once it is finished."""
+    once it is finished (`finished_md`)."""
     if view.report:
-        return session_markdown(view.report, ctx.rubric)
+        return finished_md(ctx, view.report, ui, key=view.session_id)
     ra = view.last_assessment
     if ra is None:
         return ""
@@ -121,6 +122,17 @@ def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
         return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores")
     closed = views.assessment_md(ra, ctx.rubric, ui, heading="ui.closed_scores")
     return f"{closed}\n\n{t('ui.closed_scores_note', ui)}"
+
+
+def finished_md(ctx: AppContext, report: SessionReport, ui: Lang, *, key: str) -> str:
+    """The finished session's report in the interface language `ui` (the language switch renders it
+    again), its scores as Review has them: after its heading, every overridden score, judge → effective,
+    with who changed it and why (the overrides kept under `key`, the session's id)."""
+    shown = report.model_copy(update={"language": ui})
+    eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
+    heading, _, rest = session_markdown(shown, ctx.rubric).partition("\n")
+    changed = views.effective_md(shown, eff, ctx.rubric)
+    return f"{heading}\n\n{changed}{rest}" if changed else f"{heading}\n{rest}"
 
 
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:

@@ -52,16 +52,25 @@ def build(ctx: AppContext) -> SessionPane:
                 c_mic = recorder(ctx, "copilot-mic")
                 with gr.Row():
                     c_transcribe = T(gr.Button, {"value": "ui.transcribe"}, elem_id="copilot-transcribe")
+                    # Save answer, Ask and Close are off until a session is on screen (`copilot_out`)
                     c_record = T(
-                        gr.Button, {"value": "ui.save_answer"}, variant="primary", elem_id="copilot-record"
+                        gr.Button,
+                        {"value": "ui.save_answer"},
+                        variant="primary",
+                        interactive=False,
+                        elem_id="copilot-record",
                     )
             with gr.Column(scale=3):
                 c_suggestions = gr.Markdown("", elem_id="copilot-suggestions")
                 c_pick = T(gr.Radio, {"label": "ui.pick_followup"}, choices=[], elem_id="copilot-pick")
                 c_next = T(gr.Textbox, {"label": "ui.next_question"}, lines=2, elem_id="copilot-next")
                 with gr.Row():
-                    c_ask = T(gr.Button, {"value": "ui.ask"}, variant="primary", elem_id="copilot-ask")
-                    c_close = T(gr.Button, {"value": "ui.close_round"}, elem_id="copilot-close")
+                    c_ask = T(
+                        gr.Button, {"value": "ui.ask"}, variant="primary", interactive=False, elem_id="copilot-ask"
+                    )
+                    c_close = T(
+                        gr.Button, {"value": "ui.close_round"}, interactive=False, elem_id="copilot-close"
+                    )
         c_status = gr.Markdown("", elem_id="copilot-status")
         # the status line and the override log's answer in both languages: the language switch shows them again
         c_status_said, c_log_said = gr.State(None), gr.State(None)

@@ -148,6 +148,17 @@ def practice_out(
             had = views.covered_ids(drafted)
             state["mine"] = views.answer_covered(drafted, last, had)  # the items quoted from the last answer
             state["covered_before"] = [c for c in had if c not in state["mine"]]
+            if view.status != "done" and not view.message:  # what the last answer earned, as Send showed it
+                insight = views.insight_md(
+                    rubric,
+                    drafted,
+                    state["mine"],
+                    view.language,
+                    ui,
+                    round_over=False,
+                    next_label=views.question_label(state.get("kind"), ui),
+                )
+                state["insight"] = {"round_over": False, "earlier": None}
     if view.message and prev.get("retrying"):  # a retry that was not taken: still retrying
         state["retrying"] = prev["retrying"]
     if sent is not None and not view.message and current is not None and prev.get("round") is not None:
@@ -205,6 +216,14 @@ def practice_out(
         notes,
         gr.update() if voice is None else voice,
     ]
+
+
+def answer_controls(state: dict[str, Any]) -> list[Any]:
+    """The answer box, Transcribe and the recorder: off once the session on screen is finished (as Send,
+    Retry and Finish are, `practice_out`). Run when the tab's state changes, so the API's outputs of the
+    session's events keep their values."""
+    on = state.get("status") != "done"
+    return [gr.update(interactive=on)] * 3
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:

@@ -13,7 +13,7 @@ from agent.ui.auth import browser_secret
 from agent.ui.context import AppContext
 from agent.ui.tabs.practice.answers import continue_round, finish_round, send_answer, transcribe_answer
 from agent.ui.tabs.practice.retry import cancel_retry, start_retry
-from agent.ui.tabs.practice.screen import rerender
+from agent.ui.tabs.practice.screen import answer_controls, rerender
 from agent.ui.tabs.practice.sessions import (
     confirm_js,
     list_unfinished,
@@ -93,13 +93,22 @@ def build(ctx: AppContext) -> SessionPane:
         with gr.Row():
             p_mic = recorder(ctx, "practice-mic", scale=2)
             with gr.Column(scale=1):
-                p_transcribe = T(gr.Button, {"value": "ui.transcribe"})
-                p_send = T(gr.Button, {"value": "ui.send"}, variant="primary", elem_id="send")
+                p_transcribe = T(gr.Button, {"value": "ui.transcribe"}, elem_id="transcribe")
+                # Send and Finish are off until a session is on screen (`practice_out` turns them on)
+                p_send = T(
+                    gr.Button, {"value": "ui.send"}, variant="primary", interactive=False, elem_id="send"
+                )
                 p_retry = T(gr.Button, {"value": "ui.retry"}, interactive=False, elem_id="retry")
                 p_retry_cancel = T(
                     gr.Button, {"value": "ui.retry_cancel"}, visible=False, elem_id="retry-cancel"
                 )
-                p_finish = T(gr.Button, {"value": "ui.finish_round"}, variant="secondary")
+                p_finish = T(
+                    gr.Button,
+                    {"value": "ui.finish_round"},
+                    variant="secondary",
+                    interactive=False,
+                    elem_id="finish",
+                )
         p_status = gr.Markdown("", elem_id="practice-status")
         # the status line and the speech's note in both languages: the language switch shows them again
         p_status_said, p_voice_said = gr.State(None), gr.State(None)
@@ -196,6 +205,13 @@ def build(ctx: AppContext) -> SessionPane:
     listed_resume.then(**listed, api_name="list_unfinished", show_progress="hidden")
     listed_resume.then(**show_next)
     p_state.change(remember, p_state, p_saved, api_name="remember_session", show_progress="hidden")
+    p_state.change(
+        answer_controls,
+        p_state,
+        [p_answer, p_transcribe, p_mic],
+        api_name="answer_controls",
+        show_progress="hidden",
+    )
     tab_practice.select(**listed, api_name="list_unfinished")
     # what the language switch shows again besides `rerender`'s: the status line, the speech's note, the list
     follow_switch(ctx, "practice", [(p_status_said, p_status), (p_voice_said, p_voice)])
