@@ -110,3 +110,26 @@ window.coachShowNext = async () => {
     await new Promise((r) => setTimeout(r, 50));
   }
 };
+
+// Report tables (Markdown in `.coach-md`) on a phone are one box per row and their head is hidden
+// (static/app.css): each cell carries its column's name (`data-label`, shown before it there), so a round's
+// row reads "Accuracy 5 · Evidence 4 · … Total 21/25" instead of bare numbers. A table of more than four
+// columns (the report's round table: round, five dimensions, total, flags) is marked `coach-wide`: on a phone
+// its cells after the first sit side by side; on a desktop it scrolls sideways within its box when it must.
+const coachLabelTables = () => {
+  document.querySelectorAll(".coach-md table").forEach((table) => {
+    const heads = Array.from(table.querySelectorAll("thead th")).map((th) => th.textContent.trim());
+    if (!heads.length) return;
+    table.classList.toggle("coach-wide", heads.length > 4);
+    table.querySelectorAll("tbody tr").forEach((tr) => {
+      Array.from(tr.children).forEach((td, i) => {
+        const label = heads[i] || "";
+        if (td.dataset.label !== label) td.dataset.label = label;
+      });
+    });
+  });
+};
+new MutationObserver(() => requestAnimationFrame(coachLabelTables)).observe(document.documentElement, {
+  childList: true,
+  subtree: true,
+});
