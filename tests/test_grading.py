@@ -148,3 +148,21 @@ def test_a_worker_that_dies_loses_no_file() -> None:
     outcomes = grade_files(load_rubric(), files, replay=_dies_in_a_worker, processes=2)
     assert [o.source for o in outcomes] == files
     assert all(o.report is not None and o.error is None for o in outcomes), [o.error for o in outcomes]
+
+
+def test_a_chinese_reports_round_table_lists_flags_with_the_chinese_enumeration_comma(tmp_path: Path) -> None:
+    """Items of one kind side by side read "a、b" in Chinese, "a, b" in English (the round table's flags)."""
+    from agent.contracts.labels import flag_name
+    from agent.grading.render import report_markdown
+
+    rubric = load_rubric()
+    src = Path(__file__).parent.parent / "examples" / "transcripts" / "t-001.json"
+    tr = Transcript.model_validate_json(src.read_text(encoding="utf-8"))
+    report = grade_with_graph(tr, rubric=rubric)
+    for lang in ("zh", "en"):
+        ra = report.rounds[0].model_copy(update={"flags": ["happy_path_only", "validation_1"]})
+        r = report.model_copy(update={"language": lang, "rounds": [ra, *report.rounds[1:]]})
+        md = report_markdown(r, rubric)
+        names = [flag_name(f, lang) for f in ra.flags]  # type: ignore[arg-type]
+        sep = "、" if lang == "zh" else ", "
+        assert f"| {sep.join(names)} |" in md, md

@@ -11,7 +11,7 @@ from agent.contracts.labels import flag_line, flag_name, judge_line, why_text
 from agent.contracts.report import Report, RoundAssessment, SampleSpread
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
-from agent.util.messages import bold_label, colon, labelled, t
+from agent.util.messages import bold_label, colon, enumerated, labelled, t
 
 
 def report_json(r: Report) -> str:
@@ -60,7 +60,7 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     for ra in report.rounds:
         title = rubric.round(ra.round).title.get(lang)
         cells = " | ".join(str(ra.scores[d]) for d in DIMENSIONS)
-        flags = ", ".join(flag_name(f, lang) for f in ra.flags)
+        flags = enumerated((flag_name(f, lang) for f in ra.flags), lang)
         out.append(f"| {title} | {cells} | {ra.total}/25 | {flags or '—'} |")
     out.append("")
     raised = list(dict.fromkeys(f for ra in report.rounds for f in ra.flags))

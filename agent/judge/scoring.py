@@ -15,6 +15,7 @@ from agent.judge.gates import Bounds, GateContext, apply_gates
 from agent.rubric.lexicon import Floor, Lexicon, ScoringPolicy
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Flag, Lang, Round
+from agent.util.messages import enumerated
 
 
 def flags_of(checklist: Checklist, lex: Lexicon) -> set[Flag]:
@@ -355,4 +356,4 @@ def _distinct(quotes: Iterable[str]) -> list[str]:
 
 def _joined(names: list[str], lang: Lang) -> str:
     """Names in a sentence: 、 between Chinese ones, a comma between English ones."""
-    return ("、" if lang == "zh" else ", ").join(names)
+    return enumerated(names, lang)

@@ -12,7 +12,6 @@ from agent.contracts.labels import cap_text, flag_line, judge_line, judge_name, 
 from agent.package.labels import (
     bracketed,
     joined,
-    listed,
     name,
     note_text,
     number,
@@ -24,7 +23,7 @@ from agent.package.labels import (
 )
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
-from agent.util.messages import colon, t, then
+from agent.util.messages import colon, enumerated, listed, t, then
 
 FONT_STACK = (
     '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
@@ -383,7 +382,7 @@ def _failures(pkg: EvidencePackage, lang: Lang) -> list[str]:
     if not pkg.failures:
         return [*out, f"<p>{_e(t('package.no_failures', lang))}</p>"]
     for f in pkg.failures:
-        where = ("、" if lang == "zh" else ", ").join(titles.get(r, r) for r in f.rounds)
+        where = enumerated((titles.get(r, r) for r in f.rounds), lang)
         out.append(f"<h3>{_e(f.title)}<small>{_e(bracketed(where, lang))}</small></h3>")
         if f.evidence:
             out.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in f.evidence) + "</ul>")

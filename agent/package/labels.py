@@ -33,11 +33,6 @@ def joined(first: str, second: str, lang: Lang) -> str:
     return first + colon(lang) + second
 
 
-def listed(parts: list[str], lang: Lang) -> str:
-    """Items of a list that may themselves hold commas: "a; b" / "a；b"."""
-    return ("；" if lang == "zh" else "; ").join(parts)
-
-
 def paired(first: str, second: str, lang: Lang) -> str:
     """Two short items side by side: "coach-ana, 2026-…" / "coach-ana，2026-…"."""
     return first + ("，" if lang == "zh" else ", ") + second

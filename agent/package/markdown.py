@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from agent.contracts.labels import judge_line, judge_name
 from agent.package.html import dim_titles, round_titles
-from agent.package.labels import bracketed, joined, listed, name, number, paired, plan_name, seconds, written
+from agent.package.labels import bracketed, joined, name, number, paired, plan_name, seconds, written
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
-from agent.util.messages import colon, labelled, t, then
+from agent.util.messages import colon, enumerated, labelled, listed, t, then
 
 
 def _c(x: object) -> str:
@@ -183,7 +183,7 @@ def render_markdown(pkg: EvidencePackage) -> str:
     if not pkg.failures:
         out += [t("package.no_failures", lang), ""]
     for fl in pkg.failures:
-        where = ("、" if lang == "zh" else ", ").join(titles.get(r, r) for r in fl.rounds)
+        where = enumerated((titles.get(r, r) for r in fl.rounds), lang)
         out += [f"### {fl.title}{bracketed(where, lang)}", *[f"- {_c(x)}" for x in fl.evidence]]
         out += ["", _l("package.next_action", fl.next_action, lang), ""]
     if pkg.retry:

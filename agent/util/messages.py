@@ -14,7 +14,7 @@ Standard library and PyYAML only (a dependency of the package itself), so every 
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -185,6 +185,11 @@ def then(first: str, second: str, lang: Lang) -> str:
 def sentences(parts: list[str], lang: Lang) -> str:
     """Sentences one after the other: a space between them in English, none in Chinese."""
     return ("" if lang == "zh" else " ").join(p.strip() for p in parts if p.strip())
+
+
+def enumerated(parts: Iterable[str], lang: Lang) -> str:
+    """Short items of one kind side by side: "a, b" in English, "a、b" in Chinese."""
+    return ("、" if lang == "zh" else ", ").join(parts)
 
 
 def listed(parts: list[str], lang: Lang) -> str:

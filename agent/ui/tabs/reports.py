@@ -20,7 +20,7 @@ from agent.ui import views
 from agent.ui.charts import radar
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import download_dir
-from agent.util.messages import t
+from agent.util.messages import enumerated, t
 
 HISTORY_LIMIT = 50
 
@@ -160,9 +160,7 @@ def _listed(
             summary.session_id,
             ctx.plan_name(summary.plan, ui),
             summary.updated_at[:16].replace("T", " "),
-            ("、" if ui == "zh" else ", ").join(
-                f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds
-            ),
+            enumerated((f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds), ui),
         ]
         for summary, r in reports
     ]
