@@ -28,7 +28,7 @@ from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
-from agent.ui.tabs.shared import first_error, log_override
+from agent.ui.tabs.shared import first_error, log_override, override_score
 from agent.util.messages import t
 
 BULK_QUEUE = "bulk-grading"
@@ -59,21 +59,7 @@ def build(ctx: AppContext) -> None:
         with gr.Group():
             with gr.Row():
                 r_round = T(gr.Dropdown, {"label": "ui.round"}, choices=[], allow_custom_value=True)
-                r_dim = T(
-                    gr.Dropdown,
-                    {"label": "ui.dimension", "choices": ctx.dim_choices},
-                    value="accuracy",
-                    elem_id="review-dim",
-                )
-                r_score = T(
-                    gr.Slider,
-                    {"label": "ui.new_score"},
-                    minimum=1,
-                    maximum=5,
-                    step=1,
-                    value=3,
-                    elem_id="review-score",
-                )
+                r_dim, r_score = override_score(ctx, "review")
             with gr.Row():
                 r_reason = T(gr.Textbox, {"label": "ui.reason"}, scale=3, elem_id="review-reason")
                 r_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, scale=1, elem_id="review-reviewer")

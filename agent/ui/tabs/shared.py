@@ -72,6 +72,20 @@ def recorder(ctx: AppContext, elem_id: str, **layout: Any) -> gr.Audio:
     )
 
 
+def override_score(ctx: AppContext, prefix: str) -> tuple[gr.Dropdown, gr.Slider]:
+    """An override's dimension and new score (Co-pilot's and Review's), with ids `{prefix}-dim`, `{prefix}-score`."""
+    dim = ctx.texts(
+        gr.Dropdown,
+        {"label": "ui.dimension", "choices": ctx.dim_choices},
+        value="accuracy",
+        elem_id=f"{prefix}-dim",
+    )
+    score = ctx.texts(
+        gr.Slider, {"label": "ui.new_score"}, minimum=1, maximum=5, step=1, value=3, elem_id=f"{prefix}-score"
+    )
+    return dim, score
+
+
 def raw_session(ctx: AppContext) -> gr.JSON:
     """The session as the graph gives it (`SessionView`, without its report), folded away at the tab's end."""
     with ctx.texts(gr.Accordion, {"label": "ui.raw_json"}, open=False):

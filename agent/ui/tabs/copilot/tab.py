@@ -13,6 +13,7 @@ from agent.ui.tabs.said import follow_switch
 from agent.ui.tabs.shared import (
     PlanIds,
     SessionPane,
+    override_score,
     plan_row,
     raw_session,
     recorder,
@@ -81,21 +82,7 @@ def build(ctx: AppContext) -> SessionPane:
                 c_sources = gr.Markdown("")
         with gr.Group():
             with gr.Row():
-                c_dim = T(
-                    gr.Dropdown,
-                    {"label": "ui.dimension", "choices": ctx.dim_choices},
-                    value="accuracy",
-                    elem_id="copilot-dim",
-                )
-                c_score = T(
-                    gr.Slider,
-                    {"label": "ui.new_score"},
-                    minimum=1,
-                    maximum=5,
-                    step=1,
-                    value=3,
-                    elem_id="copilot-score",
-                )
+                c_dim, c_score = override_score(ctx, "copilot")
                 c_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, elem_id="copilot-reviewer")
             c_reason = T(gr.Textbox, {"label": "ui.reason"}, elem_id="copilot-reason")
             with gr.Row():
