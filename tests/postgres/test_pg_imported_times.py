@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import gradio as gr
 import pytest
@@ -44,9 +45,12 @@ def imported(machine: OneMachine, pg_url: str, owner_url: str) -> tuple[Override
     team = OverrideLog().append(
         _new(transcript_id="m-done", round="concepts", dimension="accuracy", reviewer="carol", human_score=2)
     )
+    # the import's time must differ from the team's row's (times are to the second): the tests tell the two apart
+    time.sleep(1.05)
     code, out = run("import", "--from-sqlite", str(machine.data), "--url", owner_url)
     assert code == 0, out
     rows = OverrideLog().rows("m-done")
+    assert rows[1].created_at != team.created_at
     assert [r.original_created_at is not None for r in rows] == [False, True, True]
     for r in rows[1:]:  # dated at the import, written long before
         assert r.original_created_at and _minute(r.original_created_at) != _minute(r.created_at)
