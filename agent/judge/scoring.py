@@ -257,14 +257,14 @@ def score_round(
     if bounds.senior_rule is not None:
         sdims, smin = bounds.senior_rule
         if any(scores[d] < smin for d in sdims):
-            names = _joined([rubric.dimensions[d].title.get(lang) for d in sdims], lang)
+            names = enumerated([rubric.dimensions[d].title.get(lang) for d in sdims], lang)
             notes.append(msgs.senior_bar.get(lang).format(dimensions=names, min=smin))
     if checklist.checks.honest_unknown:
         notes.append(msgs.honest_unknown.get(lang))
     for asked in checklist.outside:
         notes.append(msgs.outside_rubric.get(lang).format(question=asked[:160]))
     if unjudged:
-        titles = _joined([rubric.dimensions[d].title.get(lang) for d in unjudged], lang)
+        titles = enumerated([rubric.dimensions[d].title.get(lang) for d in unjudged], lang)
         notes.append(msgs.unjudged.get(lang).format(dimensions=titles, cap=cfg.unjudged_cap))
     for path in checklist.checks.paths:
         if path.status == "moved":
@@ -352,8 +352,3 @@ def _distinct(quotes: Iterable[str]) -> list[str]:
             kept.append(q)
             seen.append(norm)
     return kept
-
-
-def _joined(names: list[str], lang: Lang) -> str:
-    """Names in a sentence: 、 between Chinese ones, a comma between English ones."""
-    return enumerated(names, lang)
