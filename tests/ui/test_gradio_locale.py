@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from agent.util.messages import t
 from tests.ui.conftest import Served
 from tests.ui.test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, _shot, _shows
 
@@ -98,6 +99,10 @@ def test_gradio_strings_follow_the_switch_not_the_browser(
     if lang == "zh":  # the app starts in English
         page.locator("#ui-language").get_by_text(app["switch"]).click()
     _gradio_locale(page, "zh-CN" if lang == "zh" else "en")
+    # the switch's own answer has come back: the microphone's label (the app's words, not Gradio's) is in the
+    # language asked for; "Record or upload the answer" holds Gradio's "Record" until then
+    mic_label = t("ui.record", "zh" if lang == "zh" else "en")
+    page.locator("#practice-mic").get_by_text(mic_label).wait_for()
 
     # Practice: the recorder's Record, then Stop while it records; the footer
     mic = page.locator("#practice-mic")
