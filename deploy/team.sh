@@ -147,6 +147,8 @@ mkdir -p "$TEAM_DIR" "$RUN" "$LOGS"
 chmod 700 "$TEAM_DIR"
 scripts/bootstrap.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
+# this machine's own addresses never through a proxy the environment names (see agent/util/loopback.py)
+export NO_PROXY="${NO_PROXY:+$NO_PROXY,}127.0.0.1,localhost" no_proxy="${no_proxy:+$no_proxy,}127.0.0.1,localhost"
 PY=.venv/bin/python
 
 # ---- 1. Postgres

@@ -9,6 +9,8 @@ import sys
 
 import typer
 
+from agent.util.loopback import direct_to_loopback
+
 HELP = "vLLM Interview Coach: mock interviews, judged against the rubric."
 
 COMMANDS: dict[str, tuple[str, str, bool]] = {
@@ -119,6 +121,7 @@ def main() -> None:
     with INTERVIEW_DEBUG=1): a session store, override log or rubric that cannot be used exits 1 with
     its message, anything else is an internal error (a bug) and exits 3."""
     asked = sys.argv[1] if len(sys.argv) > 1 else None
+    direct_to_loopback()  # the judge, index and app on this machine are never asked through a proxy
     try:
         build_app(asked if asked in COMMANDS else None)()
     except Exception as e:

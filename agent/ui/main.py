@@ -24,6 +24,7 @@ from agent.ui.auth import (
     make_auth,
     users_path,
 )
+from agent.util.loopback import direct_to_loopback
 
 if TYPE_CHECKING:
     import gradio as gr
@@ -50,6 +51,9 @@ def launch_kwargs(
     from agent.ui import assets
 
     return {
+        # Gradio's look at its own page once it runs (3 s, then "localhost is not accessible" and the app
+        # stops) is left out: it failed on a busy machine; serve.sh and deploy/team.sh wait for the page.
+        "_frontend": False,
         "server_name": host,
         "server_port": port,
         "auth": make_auth(users, throttle) if users else None,
@@ -122,6 +126,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.reviewer:
         sys.exit("error: --reviewer goes with --add-user NAME")
+    direct_to_loopback([args.host])
     _migrate_on_start()
     try:
         users = load_users()
