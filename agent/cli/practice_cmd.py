@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.graph import (
+    PAUSE_TOLD_S,
     SessionBusy,
     SessionError,
     SessionNotFound,
@@ -30,6 +31,7 @@ from agent.graph import (
     get_session,
     list_sessions,
     lock,
+    rejoin,
     start_session,
 )
 from agent.graph.errors import SessionStoreError
@@ -102,8 +104,10 @@ def practice(
         if session:
             claimed = lock.claim(session)  # before anything is read: this process drives the session
             try:
-                view = get_session(session)
+                view, paused_s = rejoin(session)
                 err.print(f"resuming session {view.session_id} ({view.plan}); the pending question again:")
+                if paused_s >= PAUSE_TOLD_S:
+                    err.print(t("ui.clock_paused", view.language, minutes=max(1, round(paused_s / 60))))
             except SessionNotFound:
                 view = None
         if view is None:
@@ -156,7 +160,9 @@ def _drive(view: SessionView, err: Console) -> None:
             err.print(f"[yellow]{new.message}[/]")
         if new.notice:
             _say(new.notice)
-        view = new  # no score until the end: the interviewer does not correct along the way (docs/interview.md)
+        view = (
+            new  # no score until the end: the interviewer does not correct along the way (docs/interview.md)
+        )
     if view.report is not None:
         _say(session_markdown(view.report, default_rubric()))
 

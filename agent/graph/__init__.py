@@ -4,7 +4,7 @@ Public API (from `session.py`, `retry.py`, `clock.py` and `view.py`): start a se
 (co-pilot), look, list, grade.
 """
 
-from agent.graph.clock import start_round_clock
+from agent.graph.clock import PAUSE_TOLD_S, Rejoined, rejoin, start_round_clock
 from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound
 from agent.graph.report import Comparison, FilledNarrative, SessionReport
 from agent.graph.retry import retry_answer
@@ -21,9 +21,11 @@ from agent.graph.session import (
 from agent.graph.view import SessionSummary, SessionView, Suggestion
 
 __all__ = [
+    "PAUSE_TOLD_S",
     "Comparison",
     "FilledNarrative",
     "PlanError",
+    "Rejoined",
     "SessionBusy",
     "SessionError",
     "SessionNotFound",
@@ -38,6 +40,7 @@ __all__ = [
     "get_session",
     "grade_with_graph",
     "list_sessions",
+    "rejoin",
     "retry_answer",
     "start_round_clock",
     "start_session",

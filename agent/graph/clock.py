@@ -1,17 +1,23 @@
-"""The round's clock starts when the candidate starts the round (issue 12).
+"""The round's clock counts the time spent in the round, not time away from it (issue 12).
 
 A round opens as soon as the one before it closes, while the candidate still reads the round-finished
 banner; `start_round_clock` (the app's Continue) moves the round's start, and the time its opening
 question was asked, to now, as long as the round has no answer yet. Time spent reading the scores no
 longer counts against the next round's budget.
+
+A session left and opened again later (a reload, Resume, `interview practice --session`) goes on from its
+last recorded step: `rejoin` moves the session's clock base by the time since then, so the time away is not
+counted against the round (it was: nine minutes away and the first answer back closed the round on time).
+Times in the session (`at_s`) are then on that clock, which leaves the time away out.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
-from agent.graph.session import _held, _store_guard
+from agent.graph.errors import SessionBusy
+from agent.graph.session import _held, _store_guard, get_session
 from agent.graph.store import thread_config
 from agent.graph.view import SessionView, session_view
 
@@ -51,3 +57,50 @@ def start_round_clock(session_id: str, *, at_s: float | None = None, owner: str 
         store.graph.invoke(None, cfg, context=ctx, durability="sync")
         v = dict(store.graph.get_state(cfg).values)
     return session_view(row, v)
+
+
+PAUSE_TOLD_S = 60.0
+"""Time away worth telling the person about when they come back (a reload's seconds are not)."""
+
+
+class Rejoined(NamedTuple):
+    view: SessionView
+    paused_s: float
+    """The time away left out of the clock (0 when none was)."""
+
+
+@_store_guard("the session's clock was not paused; it counts the time away")
+def rejoin(session_id: str, *, at_s: float | None = None, owner: str | None = None) -> Rejoined:
+    """The person opens again a session under way: its clock goes on from the session's last recorded step
+    (an answer, a question asked, Continue), so the time since then is not counted. at_s: now, in seconds
+    on the session's clock (default the wall clock; a session whose answers gave their times keeps its
+    clock unless at_s is given). A session another process drives (a terminal) is read as it is: its clock
+    is that process's."""
+    try:
+        return _rejoin(session_id, at_s, owner)
+    except SessionBusy:
+        return Rejoined(get_session(session_id, owner=owner), 0.0)
+
+
+def _rejoin(session_id: str, at_s: float | None, owner: str | None) -> Rejoined:
+    with _held(session_id, owner) as (store, row, ctx, v):
+        if v["phase"] == "done" or not v.get("run"):
+            return Rejoined(session_view(row, v), 0.0)
+        if at_s is not None:
+            now = float(at_s)
+        elif v["simulated"]:
+            now = v["clock_s"]
+        else:
+            now = time.time() - v["clock_base"]
+        away = now - v["clock_s"]
+        cfg = thread_config(session_id)
+        if away <= 0 or store.graph.get_state(cfg).next != ("wait",):
+            return Rejoined(session_view(row, v), 0.0)
+        store.graph.update_state(
+            store.graph.get_state(cfg).config,
+            {"clock_base": v["clock_base"] + away, "route": "wait"},
+            as_node="choose",
+        )
+        store.graph.invoke(None, cfg, context=ctx, durability="sync")
+        v = dict(store.graph.get_state(cfg).values)
+    return Rejoined(session_view(row, v), away)

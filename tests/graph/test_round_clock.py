@@ -4,7 +4,7 @@ reading the round-finished scores does not count against the round."""
 
 from __future__ import annotations
 
-from agent.graph import answer, close_round, get_session, start_round_clock, start_session
+from agent.graph import answer, close_round, get_session, rejoin, start_round_clock, start_session
 from agent.rubric import Rubric
 from tests.graph.script import strong
 
@@ -27,3 +27,28 @@ def test_the_round_clock_starts_at_continue(rubric: Rubric) -> None:
     v = start_round_clock("c1", at_s=900, owner="ana")
     assert v.round_elapsed_s == 30.0
     assert get_session("c1", owner="ana").transcript.rounds[1].turns[0].at_s == 400.0
+
+
+def test_time_away_from_a_session_is_not_counted(rubric: Rubric) -> None:
+    """Nine minutes away in a ten-minute round: the first answer back does not close the round on time."""
+    minutes = rubric.round("concepts").minutes
+    for sid in ("away", "back"):
+        start_session("full", "en", session_id=sid, owner="ana")
+        answer(sid, "The scheduler admits requests by KV blocks.", at_s=60, owner="ana")
+    away_s = minutes * 60 - 30
+    # without rejoin (as before): the break counts and the next answer is past the budget
+    v = answer("away", "Prefix caching reuses full blocks.", at_s=60 + away_s, owner="ana")
+    assert v.round == "source-trace"  # the round closed on time
+
+    back = rejoin("back", at_s=60 + away_s, owner="ana")
+    assert back.paused_s == away_s
+    assert back.view.round == "concepts" and back.view.round_elapsed_s == 60.0
+    v = answer("back", "Prefix caching reuses full blocks.", at_s=90, owner="ana")
+    assert v.round == "concepts" and v.round_elapsed_s == 90.0  # still the same round, 90 s used
+    assert rejoin("back", at_s=90, owner="ana").paused_s == 0.0  # nothing away: nothing moved
+
+
+def test_rejoin_at_the_opening_question_keeps_the_round_at_zero(rubric: Rubric) -> None:
+    start_session("full", "en", session_id="f1", owner="ana")
+    assert rejoin("f1", at_s=10_000, owner="ana").paused_s == 10_000.0  # waiting at its first question
+    assert get_session("f1", owner="ana").round_elapsed_s == 0.0

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from agent.config import repo_root
-from agent.graph import SessionBusy, answer, get_session, start_session
+from agent.graph import SessionBusy, answer, get_session, rejoin, start_session
 from tests.graph.script import answers_of
 from tests.graph.test_resume import TIMEOUT, Cli
 
@@ -84,6 +84,8 @@ def test_while_a_terminal_drives_a_session_other_processes_read_it_but_cannot_an
         assert time.monotonic() - t0 < 5, "refused at once, not after the store's busy timeout"
         seen = get_session("held-1")  # reading never waits for the holder, and changes nothing
         assert seen.question == v.question and answers_of(seen) == []
+        back = rejoin("held-1", at_s=600)  # a page opening it: shown as it is, its clock left to the holder
+        assert back.paused_s == 0.0 and back.view.question == v.question
         listing = subprocess.run(
             [sys.executable, "-m", "agent.cli.practice_cmd", "sessions", "--json"],
             capture_output=True,

@@ -12,6 +12,7 @@ from typing import Any
 
 import gradio as gr
 
+from agent.graph import PAUSE_TOLD_S
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
 from agent.util.messages import LANGS, t
@@ -28,6 +29,14 @@ def said(render: Callable[[Lang], str]) -> Said:
 def says(key: str, mark: str = "", **fields: object) -> Said:
     """The message `key` with its `fields` in each language, after `mark` ("⚠️ ", "✓ ")."""
     return said(lambda lang: f"{mark}{t(key, lang, **fields)}")
+
+
+def paused(paused_s: float) -> Said | None:
+    """What a person coming back to a session hears about the clock: the time away it left out
+    (`graph.rejoin`), when it is worth saying."""
+    if paused_s < PAUSE_TOLD_S:
+        return None
+    return says("ui.clock_paused", minutes=max(1, round(paused_s / 60)))
 
 
 def verbatim(text: str | None) -> Said:

@@ -10,7 +10,7 @@ import gradio as gr
 from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
-from agent.ui.tabs.said import says
+from agent.ui.tabs.said import joined, paused, says
 from agent.ui.tabs.shared import session_errors_noted, start_plan
 
 
@@ -42,5 +42,7 @@ def resume_copilot(
     ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
-    view = graph.get_session((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
-    return copilot_out(ctx, view, {}, ui, note=says("ui.resumed", sid=view.session_id))
+    view, paused_s = graph.rejoin((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
+    return copilot_out(
+        ctx, view, {}, ui, note=joined(says("ui.resumed", sid=view.session_id), paused(paused_s))
+    )

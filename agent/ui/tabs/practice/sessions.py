@@ -13,7 +13,7 @@ import gradio as gr
 from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
-from agent.ui.tabs.said import says, verbatim
+from agent.ui.tabs.said import joined, paused, says, verbatim
 from agent.ui.tabs.shared import session_errors_noted, start_plan
 from agent.util.messages import t
 
@@ -73,14 +73,13 @@ def restore_practice(
     if not saved or state.get("sid"):
         return unchanged
     try:
-        view = graph.get_session(saved, owner=ctx.owner_of(owner_v, request))
+        view, paused_s = graph.rejoin(saved, owner=ctx.owner_of(owner_v, request))
     except graph.SessionError:
         return unchanged
     if view.status == "done":
         return unchanged
-    return practice_out(
-        ctx, view, {}, ui, request.session_hash, note=says("ui.restored", sid=view.session_id)
-    )
+    note = joined(says("ui.restored", sid=view.session_id), paused(paused_s))
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=note)
 
 
 @session_errors_noted(practice_note)
@@ -116,5 +115,6 @@ def resume_practice(
         return practice_note(ctx, state, ui, verbatim(""))
     if not (sid or "").strip():
         return practice_note(ctx, state, ui, says("ui.need_session_id"))
-    view = graph.get_session(sid.strip(), owner=ctx.owner_of(owner_v, request))
-    return practice_out(ctx, view, {}, ui, request.session_hash, note=says("ui.resumed", sid=view.session_id))
+    view, paused_s = graph.rejoin(sid.strip(), owner=ctx.owner_of(owner_v, request))
+    note = joined(says("ui.resumed", sid=view.session_id), paused(paused_s))
+    return practice_out(ctx, view, {}, ui, request.session_hash, note=note)

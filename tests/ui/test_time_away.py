@@ -1,0 +1,46 @@
+"""A candidate who comes back to a session after time away (a reload, Resume) is told the round's clock was
+paused, and the next answer is not closed on time because of the break (a blind tester was away nine
+minutes; the first answer back ended the round)."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from agent.graph import clock, session
+from agent.ui.context import AppContext
+from agent.ui.tabs.practice import answers, sessions
+from agent.util.messages import t
+
+FIRST = "Paged KV maps logical token positions to non-contiguous physical blocks allocated on demand."
+SECOND = "Continuous batching reschedules at every step, bounded by the token budget and free KV blocks."
+
+
+def _later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The wall clock, as the session's modules read it, `seconds` ahead."""
+    real = time.time
+    for module in (clock, session):
+        monkeypatch.setattr(module, "time", SimpleNamespace(time=lambda: real() + seconds))
+
+
+@pytest.mark.parametrize("how", ["reload", "resume"])
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_coming_back_pauses_the_round_clock(
+    ctx: AppContext, monkeypatch: pytest.MonkeyPatch, how: str, ui: str
+) -> None:
+    request = SimpleNamespace(username=None, session_hash="page-1")
+    state = sessions.start_practice(ctx, "concepts", "en", "", {}, ui, "tab:me", request)[0]  # type: ignore[arg-type]
+    live = answers.send_answer(ctx, FIRST, state, None, ui, "tab:me", request)[0]  # type: ignore[arg-type]
+    minutes = ctx.rubric.round("concepts").minutes
+    _later(monkeypatch, minutes * 60 - 20)  # away for nearly the whole round
+    if how == "reload":
+        out = sessions.restore_practice(ctx, live["sid"], {}, ui, "tab:me", request)  # type: ignore[arg-type]
+    else:
+        out = sessions.resume_practice(ctx, live["sid"], live, ui, "tab:me", request)  # type: ignore[arg-type]
+    told = t("ui.clock_paused", ui, minutes=minutes)  # type: ignore[arg-type]
+    assert any(isinstance(o, str) and told in o for o in out), f"no {told!r} on screen"
+    back = out[0]
+    after = answers.send_answer(ctx, SECOND, back, None, ui, "tab:me", request)[0]  # type: ignore[arg-type]
+    assert after["round"] == "concepts" and not after.get("banner"), "the break closed the round on time"
