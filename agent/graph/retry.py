@@ -1,11 +1,13 @@
-"""Retry the last answer of the round under way (issue 12): the candidate answers the same question again
-before the round closes.
+"""Retry the last answer (issue 12): the candidate answers the same question again, in the round under way
+or, when a round closed on its last answer (its time ran out, or nothing was left to ask), in that round
+while the next one has no answer yet.
 
 The session goes back to the checkpoint where it waited for that answer and takes the new one from
-there, so the follow-up, the hidden inputs given and the draft scores all follow from the new answer, as
-if the first had not been sent. Nothing is lost: the new answer's turn keeps the earlier attempts
-(`earlier`: the text and time of each), and the checkpoints of the first attempt stay in the store.
-The round's clock is not turned back.
+there, so the follow-up, the hidden inputs given, the draft scores and whether the round closes all follow
+from the new answer, as if the first had not been sent (a closed round opens again, or closes again with
+the new answer's scores). Nothing is lost: the new answer's turn keeps the earlier attempts (`earlier`:
+the text and time of each), and the checkpoints of the first attempt stay in the store. The round's clock
+is not turned back. A round the candidate closed with Finish after their answer stays closed.
 """
 
 from __future__ import annotations
@@ -29,27 +31,48 @@ def _answers(values: dict[str, Any]) -> int:
     )
 
 
+def _last_of(r: dict[str, Any]) -> dict[str, Any] | None:
+    return next((t for t in reversed(r.get("turns", [])) if t["role"] == "candidate"), None)
+
+
+def retry_round(values: dict[str, Any]) -> tuple[int, int] | None:
+    """Where the answer to retry is: (its round's place in the transcript, that round's index in the plan),
+    the round under way when it has an answer, else the round just closed while the next has none."""
+    if values.get("mode") != "practice" or not values.get("transcript"):
+        return None
+    rounds, idx, transcript = values["rounds"], values["round_index"], values["transcript"]
+    phase = values.get("phase")
+    if phase == "questions":  # the last round closed; the candidate's own questions not asked yet
+        return (len(transcript) - 1, idx - 1) if not values.get("asked") and idx >= 1 else None
+    if phase != "rounds" or idx >= len(rounds) or transcript[-1].get("round") != rounds[idx]["round"]:
+        return None
+    if _last_of(transcript[-1]) is not None:
+        return len(transcript) - 1, idx
+    return (len(transcript) - 2, idx - 1) if len(transcript) >= 2 and idx >= 1 else None
+
+
 def last_answer(values: dict[str, Any]) -> dict[str, Any] | None:
-    """The round under way's last answer (a turn), when there is one to retry."""
-    if values.get("phase") != "rounds" or values.get("mode") != "practice" or not values.get("transcript"):
-        return None
-    rounds = values["rounds"]
-    idx = values["round_index"]
-    current = values["transcript"][-1]
-    if idx >= len(rounds) or current.get("round") != rounds[idx]["round"]:
-        return None
-    return next((t for t in reversed(current.get("turns", [])) if t["role"] == "candidate"), None)
+    """The answer a retry would answer again (a turn), when there is one."""
+    where = retry_round(values)
+    return _last_of(values["transcript"][where[0]]) if where is not None else None
 
 
-def _before_last_answer(store: SessionStore, session_id: str, values: dict[str, Any]) -> StateSnapshot | None:
-    """The checkpoint, on the session's own history, where it waited for its last answer."""
+def _before_last_answer(
+    store: SessionStore, session_id: str, values: dict[str, Any], round_index: int
+) -> StateSnapshot | None:
+    """The checkpoint, on the session's own history, where it waited for its last answer in the round
+    `round_index`. None when the session waited again in that round after the answer (a round closed then,
+    by Finish, stays closed)."""
     want = _answers(values) - 1
     snap = store.graph.get_state(thread_config(session_id))
     while snap.parent_config is not None:
         snap = store.graph.get_state(snap.parent_config)
         v = snap.values or {}
-        if snap.next == ("wait",) and _answers(v) == want and v.get("round_index") == values["round_index"]:
-            return snap
+        if snap.next == ("wait",) and v.get("round_index") == round_index:
+            if _answers(v) == want:
+                return snap
+            if _answers(v) > want and round_index != values["round_index"]:
+                return None
         if _answers(v) < want:
             return None
     return None
@@ -65,11 +88,12 @@ def retry_answer(
     session as it was) when there is nothing to retry or the text cannot be recorded."""
     with _held(session_id, owner) as (store, row, ctx, v):
         lang = v["language"]
-        last = last_answer(v)
-        fork = _before_last_answer(store, session_id, v) if last is not None else None
-        if last is None or fork is None:
+        where = retry_round(v)
+        last = _last_of(v["transcript"][where[0]]) if where is not None else None
+        fork = _before_last_answer(store, session_id, v, where[1]) if where and last else None
+        if where is None or last is None or fork is None:
             return session_view(row, v, messages.t("interview.nothing_to_retry", lang))
-        so_far = max(0, _round_chars(v) - len(last["text"]))
+        so_far = _round_chars(fork.values)  # the round before the answer retried
         clean, message = check_text(text, lang, so_far=so_far)
         if clean is None:
             return session_view(row, v, message)

@@ -1,6 +1,7 @@
-"""Retry the last answer (issue 12): the same question answered again before the round closes; the new
-answer decides the follow-up and the draft, the earlier attempts stay on its turn; nothing to retry once
-the round has closed, and only the owner may retry."""
+"""Retry the last answer (issue 12): the same question answered again; the new answer decides the follow-up,
+the draft and whether the round closes, the earlier attempts stay on its turn; a round that closed on its
+last answer may have it retried until the next round has an answer; nothing to retry once the candidate
+finished the round, and only the owner may retry."""
 
 from __future__ import annotations
 
@@ -50,11 +51,12 @@ def test_a_retry_answers_the_same_question_and_keeps_the_first_attempt(rubric: R
     assert v.message is None and [r for r, _ in _turns("r1", "ana")].count("candidate") == 2
 
 
-def test_nothing_to_retry_before_an_answer_or_after_the_round_closed(rubric: Rubric) -> None:
+def test_nothing_to_retry_before_an_answer_or_after_the_candidate_finished_the_round(rubric: Rubric) -> None:
     v = start_session("full", "en", session_id="r2")
     v = retry_answer("r2", "an answer", at_s=10)
     assert v.message and "no answer to retry" in v.message
-    answer("r2", strong(rubric, "concepts"), at_s=30)
+    v = answer("r2", WEAK, at_s=30)
+    assert v.round == "concepts"  # a follow-up was asked; the candidate then finishes the round
     v = close_round("r2")
     assert v.round == "source-trace"
     kept = _turns("r2")
@@ -73,3 +75,37 @@ def test_a_retry_is_checked_like_an_answer_and_only_the_owner_may_retry() -> Non
     with pytest.raises(SessionNotFound):
         retry_answer("r3", "no owner", owner=None)
     assert [t for r, t in _turns("r3", "ana") if r == "candidate"] == ["分页 KV cache 把显存切成 block。"]
+
+
+def test_the_answer_a_round_closed_on_can_be_retried_until_the_next_round_has_an_answer(
+    rubric: Rubric,
+) -> None:
+    """The round's time ran out on its last answer: that answer may be answered again while the next round
+    waits for its first answer; the round closes again on time with the new answer's scores."""
+    minutes = rubric.round("concepts").minutes
+    start_session("full", "en", session_id="r4", owner="ana")
+    answer("r4", WEAK, at_s=30, owner="ana")
+    late = minutes * 60 + 5
+    v = answer("r4", "Paged KV is blocks.", at_s=late, owner="ana")
+    assert v.round == "source-trace" and v.last_assessment is not None
+    closed_total = v.last_assessment.total
+
+    good = strong(rubric, "concepts")
+    v = retry_answer("r4", good, at_s=late + 30, owner="ana")
+    assert v.message is None
+    assert v.round == "source-trace"  # closed again: its time had run out
+    assert v.last_assessment is not None and v.last_assessment.round == "concepts"
+    assert v.last_assessment.total > closed_total  # the round's scores are the new answer's
+    concepts = next(r for r in v.transcript.rounds if r.round == "concepts")
+    said = [t for t in concepts.turns if t.role == "candidate"]
+    assert [t.text for t in said] == [WEAK, good]
+    assert [e["text"] for e in (said[-1].model_extra or {})["earlier"]] == ["Paged KV is blocks."]
+
+    # once the next round has an answer, the closed round's answer is no longer retried
+    answer("r4", "I would open vllm/v1/core/sched/scheduler.py.", at_s=late + 60, owner="ana")
+    kept = _turns("r4", "ana")
+    v = retry_answer("r4", "another try at the scheduler", at_s=late + 90, owner="ana")
+    assert [r for r, _ in _turns("r4", "ana")].count("candidate") == 3 and v.message is None
+    assert _turns("r4", "ana") != kept  # the source-trace answer was retried; concepts is as it was
+    concepts_now = next(r for r in get_session("r4", owner="ana").transcript.rounds if r.round == "concepts")
+    assert [t.text for t in concepts_now.turns if t.role == "candidate"] == [WEAK, good]
