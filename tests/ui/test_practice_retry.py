@@ -1,8 +1,10 @@
 """Retry this answer (issue 12), in headless Chromium, in English and Chinese: the question the last answer
 replied to comes back with that answer in the box; the new answer replaces it, the insight compares the
-two attempts, and the conversation shows the new one; nothing to retry once the round has closed.
+two attempts, and the conversation shows the new one; nothing to retry once the candidate finished the
+round. The answer a round closed on is retried from its banner: the round opens again.
 
-Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang}.
+Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang},
+10c-closed-retrying-{lang}, 10d-reopened-{lang}.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from agent.rubric import default_rubric
+from tests.graph.script import strong
 from tests.ui.conftest import Served
 from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
@@ -32,6 +36,7 @@ SEEN = {
         "compare": "Compared with your earlier attempt: 0 →",
         "gained": "New this time",
         "finish": "Finish this round",
+        "full_plan": "Full mock: five rounds, 90 min",
         "weak": "I think it works fine and is fast.",
         "better": "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand, so memory is "
         "not reserved for the maximum length. Continuous batching reschedules every step.",
@@ -45,6 +50,7 @@ SEEN = {
         "compare": "与上一次作答相比：期望要点 0 →",
         "gained": "这次新覆盖",
         "finish": "结束本轮",
+        "full_plan": "完整模拟：五轮，90 分钟",
         "weak": "我觉得它运行良好，速度很快。",
         "better": "Paged KV cache 把 KV cache 切成固定大小的 block，按需分配，不按最大长度预留显存。"
         "Continuous batching 每一步都重新调度。",
@@ -98,4 +104,47 @@ def test_retry_the_last_answer(
     page.get_by_role("button", name=seen["finish"]).click()
     page.locator("#round-scores").wait_for()
     page.wait_for_function("() => document.querySelector('#retry').disabled")
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_retry_the_answer_a_round_closed_on(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    lang: str,
+) -> None:
+    seen = SEEN[lang]
+    page = _open(browser, served)
+    _start_practice(page, ui=lang, plan=seen["full_plan"], lang=seen["lang"])  # a round follows
+    retry = page.get_by_role("button", name=seen["retry"])
+    page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
+    opening = re.split("[:：]", _text(page, "#practice-question"), maxsplit=1)[-1].strip()
+
+    full = strong(default_rubric(), "concepts", "en" if lang == "en" else "zh")
+    page.locator("#answer textarea").fill(full)  # every expected item: the round closes on it
+    page.locator("#send").click()
+    page.locator("#round-scores").wait_for()
+    page.wait_for_function("() => !document.querySelector('#retry').disabled")
+    assert page.locator("#send").is_disabled()  # the banner's moment
+
+    retry.click()
+    _shows(page, "#practice-question", seen["retrying"])
+    assert opening[:30] in _text(page, "#practice-question")
+    assert page.locator("#answer textarea").input_value() == full
+    page.wait_for_function("() => !document.querySelector('#send').disabled")
+    _shot(page, screenshots, f"10c-closed-retrying-{lang}")
+
+    page.locator("#answer textarea").fill(seen["better"])  # fewer items: a follow-up, the round open again
+    page.locator("#send").click()
+    _shows(page, "#answer-insight", seen["compare"].split("0")[0])
+    page.locator("#round-scores").wait_for(state="hidden")
+    page.wait_for_function(
+        "() => (document.querySelector('#practice-result')?.innerText || '').trim() === ''"
+    )
+    _shows(page, "#practice-question", seen["question"])
+    assert seen["retrying"] not in _text(page, "#practice-question")
+    _shows(page, "#conversation", seen["better"][:30])
+    assert full[:40] not in _text(page, "#conversation")
+    _shot(page, screenshots, f"10d-reopened-{lang}")
     page.context.close()

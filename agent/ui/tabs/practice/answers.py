@@ -35,6 +35,8 @@ def send_answer(
         step = partial(graph.retry_answer, text=text)
         before = {**state, "covered": state.get("covered_before", [])}
         earlier = state.get("mine", [])
+        if state["retrying"].get("closed"):  # as the page stood before the round closed on that answer
+            before.update(round_index=state["round_index"] - 1, round=state["retrying"]["round"], held=False)
     spoken = spoken_delivery(heard, text)
     return on_session(
         ctx,

@@ -15,8 +15,9 @@ from agent.ui.tabs.shared import question_md
 
 
 def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[Any]:
-    """The question (the one to answer again, or the one asked now), the answer box, the status line and
-    Retry / Cancel; last, the status line in both languages (`said.follow_switch`)."""
+    """The question (the one to answer again, or the one asked now), the answer box, the status line,
+    Retry / Cancel and Send (on while retrying the answer a round closed on, off again on its banner);
+    last, the status line in both languages (`said.follow_switch`)."""
     retrying = bool(state.get("retrying"))
     return [
         state,
@@ -25,6 +26,7 @@ def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[
         in_ui(note, ui),
         gr.update(visible=not retrying, interactive=bool(state.get("can_retry"))),
         gr.update(visible=retrying),
+        gr.update(interactive=not state.get("held") and state.get("status") != "done"),
         note,
     ]
 
@@ -41,7 +43,11 @@ def start_retry(
         view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
     except graph.SessionError as e:
         return retry_out(state, ui, gr.update(), verbatim(f"⚠️ {e}"))
-    tr = next((r for r in view.transcript.rounds if r.round == view.round), None)
+    # the round under way, or the round that closed on the answer (its banner is up; the next round has
+    # no answer yet, so the transcript's last round is the closed one)
+    closed = bool(state.get("retry_closed"))
+    rounds = view.transcript.rounds
+    tr = rounds[-1] if closed and rounds else next((r for r in rounds if r.round == view.round), None)
     turns = tr.turns if tr else []
     k = next((i for i in range(len(turns) - 1, -1, -1) if turns[i].role == "candidate"), None)
     asked = (
@@ -51,11 +57,13 @@ def start_retry(
     )
     if k is None or asked is None:
         return retry_out(state, ui, gr.update(), says("ui.nothing_to_retry"))
-    state = {**state, "retrying": {"question": asked}}
+    retrying = {"question": asked, "closed": closed, "round": tr.round if tr else None}
+    state = {**state, "retrying": retrying, "held": False}  # held again on Cancel when the round had closed
     return retry_out(state, ui, turns[k].text, says("ui.retry_hint"))
 
 
 def cancel_retry(ctx: AppContext, state: dict[str, Any], ui_v: str) -> list[Any]:
     """Keep the answer as it was: back to the question asked now."""
-    state = {**state, "retrying": None}
+    closed = bool((state.get("retrying") or {}).get("closed"))
+    state = {**state, "retrying": None, "held": closed or bool(state.get("held"))}
     return retry_out(state, lang_of(ui_v), "", verbatim(""))

@@ -122,8 +122,12 @@ def practice_out(
     delivery_out: Any = gr.update() if same_session and not continued and not round_ended else _no_delivery()
     if continued:
         banner_visible = gr.update(visible=False)
+    # a retried answer its round had closed on opened the round again: its banner goes (`retry.py`)
+    reopened = same_session and bool(prev.get("banner")) and not round_ended and not held
+    if reopened:  # and the scores it closed with, which the new answer replaces
+        banner_visible, result = gr.update(visible=False), ""
     # what is on screen, for the language switch to render again (`rerender`)
-    state["banner"] = bool(prev.get("banner")) and same_session and not continued
+    state["banner"] = bool(prev.get("banner")) and same_session and not continued and not reopened
     state["shown_round"] = prev.get("shown_round") if same_session else None
     state["insight"] = prev.get("insight") if same_session and not continued and not round_ended else None
     state["delivery"] = prev.get("delivery") if state["insight"] else None
@@ -177,7 +181,13 @@ def practice_out(
         state["insight"] = {"round_over": round_ended, "earlier": earlier}
         state["delivery"] = delivery.model_dump(mode="json") if delivery else None
         delivery_out = _delivery_shown(delivery, ui)
-    state["can_retry"] = (
+    # the answer a round closed on (Send, not Finish) may be answered again while its banner is up
+    state["retry_closed"] = (
+        view.mode == "practice"
+        and held
+        and ((round_ended and sent is not None) or (same_session and bool(prev.get("retry_closed"))))
+    )
+    state["can_retry"] = state["retry_closed"] or (
         view.mode == "practice"
         and view.status != "done"
         and not held

@@ -218,7 +218,7 @@ def build(ctx: AppContext) -> SessionPane:
     ctx.ui.change(
         bind(list_unfinished), common, p_unfinished, api_name="list_unfinished", show_progress="hidden"
     )
-    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel, p_status_said]
+    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel, p_send, p_status_said]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
     p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
     gr.on(

@@ -1,0 +1,79 @@
+"""Retry the answer a round closed on (issue 12: "the last answer of a round cannot be retried"): while
+the round-finished banner is up, Retry shows the question that answer replied to with the answer in the
+box; Send takes the new answer, and the round either opens again (the banner goes, the next question is
+the new answer's follow-up) or closes again with the new answer's scores on the banner. Finish keeps the
+round closed. Through the tab's handlers, as the page calls them."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agent.ui.context import AppContext
+from agent.ui.tabs.practice import answers, retry, sessions
+from tests.graph.script import WEAK, strong
+
+OUT = {"banner_visible": 11, "banner": 12, "send": 15, "retry": 18}
+"""Places in the tab's outputs (agent/ui/tabs/practice/tab.py `outputs`)."""
+RETRY_SEND = 6
+"""Send's place in Retry's outputs."""
+
+REQUEST = SimpleNamespace(username=None, session_hash="page-1")
+
+
+def _send(ctx: AppContext, text: str, state: dict[str, Any], ui: str) -> list[Any]:
+    return answers.send_answer(ctx, text, state, None, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_answer_a_round_closed_on_is_retried_and_the_round_opens_again(ctx: AppContext, ui: str) -> None:
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    good = strong(ctx.rubric, "concepts")
+    out = _send(ctx, good, state, ui)  # every expected item: nothing left to ask, the round closes
+    closed = out[0]
+    assert closed["held"] and closed["banner"] and closed["round"] == "source-trace"
+    assert closed["can_retry"] and out[OUT["retry"]]["interactive"] is True
+    assert out[OUT["send"]]["interactive"] is False  # the banner's moment: Continue, or Retry
+
+    again = retry.start_retry(ctx, closed, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    state = again[0]
+    assert state["retrying"]["closed"] and not state["held"]
+    assert again[2] == good  # the answer in the box to rework
+    assert ctx.rubric.round("concepts").prompt.get("en")[:40] in again[1]  # the question it replied to
+    assert again[RETRY_SEND]["interactive"] is True
+
+    out = _send(ctx, WEAK, state, ui)  # a weaker answer: a follow-up is asked, the round is open again
+    reopened = out[0]
+    assert reopened["round"] == "concepts" and not reopened.get("held") and not reopened["banner"]
+    assert out[OUT["banner_visible"]] == {"__type__": "update", "visible": False}
+    assert reopened["question"] and reopened["insight"]["earlier"] is not None
+
+
+def test_cancel_goes_back_to_the_banner_and_finish_keeps_a_round_closed(ctx: AppContext) -> None:
+    state = sessions.start_practice(ctx, "full", "en", "", {}, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    closed = _send(ctx, strong(ctx.rubric, "concepts"), state, "en")[0]
+    again = retry.start_retry(ctx, closed, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    back = retry.cancel_retry(ctx, again, "en")
+    assert back[0]["held"] and not back[0]["retrying"] and back[RETRY_SEND]["interactive"] is False
+
+    # a weak answer (a follow-up asked), then Finish: no retry on the banner
+    state = sessions.start_practice(ctx, "full", "en", "", {}, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    state = _send(ctx, WEAK, state, "en")[0]
+    assert state["round"] == "concepts"
+    finished = answers.finish_round(ctx, state, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    assert finished["held"] and not finished["can_retry"]
+
+
+def test_a_retry_that_closes_the_round_again_shows_its_scores_on_the_banner(ctx: AppContext) -> None:
+    state = sessions.start_practice(ctx, "full", "en", "", {}, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    good = strong(ctx.rubric, "concepts")
+    closed = _send(ctx, good, state, "en")[0]
+    again = retry.start_retry(ctx, closed, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    out = _send(ctx, good + " Prefix caching reuses full blocks by their hash chain.", again, "en")
+    state = out[0]
+    assert state["held"] and state["banner"] and state["round"] == "source-trace" and state["can_retry"]
+    assert out[OUT["banner_visible"]] == {"__type__": "update", "visible": True}
+    assert isinstance(out[OUT["banner"]], str) and out[OUT["banner"]]  # the round's scores, drawn again
+    assert state["insight"]["earlier"] is not None  # compared with the attempt it replaced
