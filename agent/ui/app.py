@@ -54,7 +54,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         ctx = AppContext(services or Services(), T, ui_lang, ui, owner_state, report_state)
 
         panes = [practice.build(ctx), copilot.build(ctx)]
-        review.build(ctx)
+        review.build(ctx, sessions=[p.state for p in panes])
         reports.build(ctx)
 
         ui.change(

@@ -10,7 +10,7 @@ import functools
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Container
+from collections.abc import Callable, Collection, Container
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -48,6 +48,9 @@ class Services:
     """True when the app has users: the owner and the reviewer are then the signed-in user."""
     reviewers: Container[str] = field(default_factory=load_reviewers)
     """Signed-in users who may review (override) any session; none without a login."""
+    users: Collection[str] = ()
+    """The names that may sign in: a reviewer's list of sessions in Review is theirs (with the login's
+    users, `main.py`); none without a login."""
 
 
 def lang_of(value: object) -> Lang:

@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     from agent.ui.sources import warm_sources
 
     warm_sources()  # the source index loads while the page is opened, not on the first answer
-    app = queued(build_app(Services(require_login=bool(users)), ui_lang=args.lang))
+    app = queued(build_app(Services(require_login=bool(users), users=users), ui_lang=args.lang))
     launch: Any = app.launch
     launch(**launch_kwargs(args.host, args.port, users))
 

@@ -86,6 +86,7 @@ def launch_app(
         retriever=lambda: lambda text, k: [SNIPPET],
         require_login=bool(users),
         reviewers=REVIEWERS if users else frozenset(),
+        users=frozenset(users),
         **({"tts": tts} if tts is not None else {}),
     )
     app = build_app(services)

@@ -1,4 +1,5 @@
-"""Review: open a report, a transcript or a stored session, override a score with a reason.
+"""Review: open a report, a transcript or a stored session (picked from the list of those the caller may
+open, or by its id), override a score with a reason.
 
 Overrides belong to the session they correct, so to its owner; a reviewer (`INTERVIEW_REVIEWERS`,
 signed in) may also open anyone's session and override it. A report or transcript uploaded whose id
@@ -21,21 +22,24 @@ from pydantic import ValidationError
 from agent import graph
 from agent.contracts.report import Report
 from agent.contracts.transcript import TranscriptError, parse_transcript
-from agent.graph import SessionError, SessionReport
+from agent.graph import SessionError, SessionReport, SessionSummary
 from agent.graph.bulk import grade_in_worker
 from agent.overrides import OverrideLogError, effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
-from agent.ui.tabs.shared import first_error, log_override, override_score
+from agent.ui.tabs.shared import first_error, log_override, override_score, session_choice
 from agent.util.messages import t
 
 BULK_QUEUE = "bulk-grading"
+SESSIONS_SHOWN = 50
+"""Sessions in Review's list, most recent first (an older one is opened by its id)."""
 
 
-def build(ctx: AppContext) -> None:
-    """The tab and its events; the report it opens goes to `ctx.report_state`."""
+def build(ctx: AppContext, sessions: list[gr.State]) -> None:
+    """The tab and its events; the report it opens goes to `ctx.report_state`. `sessions`: the session tabs'
+    states, whose changes (a session started, answered, finished) bring the list of sessions up to date."""
     T = ctx.texts
     with gr.Tab(t("ui.tab_review", ctx.ui_lang), id="review") as tab_review:
         T.register(tab_review, {"label": "ui.tab_review"})
@@ -50,6 +54,13 @@ def build(ctx: AppContext) -> None:
                 elem_id="review-file",
             )
             with gr.Column(scale=1):
+                r_pick = T(
+                    gr.Dropdown,
+                    {"label": "ui.review_sessions", "info": "ui.review_sessions_info"},
+                    choices=[],
+                    value=None,
+                    elem_id="review-sessions",
+                )
                 r_sid = T(gr.Textbox, {"label": "ui.open_session_id"}, elem_id="review-sid")
                 r_open_sid = T(gr.Button, {"value": "ui.open_session"})
         r_status = gr.Markdown("", elem_id="review-status")
@@ -89,6 +100,24 @@ def build(ctx: AppContext) -> None:
         concurrency_id=BULK_QUEUE,
         concurrency_limit=1,
     )
+    # a session picked from the list opens as its id typed does (the id goes into its box)
+    r_pick.select(
+        ctx.bind(open_listed),
+        [r_pick, *ctx.common],
+        [r_sid, *review_outputs],
+        api_name="open_listed_session",
+        concurrency_id=BULK_QUEUE,
+        concurrency_limit=1,
+    )
+    # the list: when the tab is opened, on the language switch and whenever a session tab's session moves
+    gr.on(
+        [tab_review.select, ui.change, *(state.change for state in sessions)],
+        ctx.bind(list_reviewable),
+        [r_pick, *ctx.common],
+        r_pick,
+        api_name="review_sessions",
+        show_progress="hidden",
+    )
     r_save.click(
         ctx.bind(save_override),
         [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui, owner_state],
@@ -103,6 +132,39 @@ def build(ctx: AppContext) -> None:
         api_name="review_rerender",
         show_progress="hidden",
     )
+
+
+def reviewable(ctx: AppContext, owner: str, request: gr.Request) -> list[SessionSummary]:
+    """The stored sessions the caller may open here, most recently updated first: their own; a reviewer's,
+    every user's (the app's users, `Services.users`)."""
+    owners = [owner]
+    if ctx.is_reviewer(request):
+        owners += [name for name in ctx.services.users if name != owner]
+    found = [s for who in owners for s in graph.list_sessions(owner=who)]
+    return sorted(found, key=lambda s: (s.updated_at, s.session_id), reverse=True)
+
+
+def list_reviewable(
+    ctx: AppContext, picked: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> Any:
+    """Review's list of sessions (`reviewable`), each by plan, mode, interview language and date, whose when
+    not the caller's, the id last (`shared.session_choice`); the one picked stays picked while listed."""
+    ui = lang_of(ui_v)
+    owner = ctx.owner_of(owner_v, request)
+    try:
+        listed = reviewable(ctx, owner, request)[:SESSIONS_SHOWN]
+    except SessionError:  # the store is unreachable: the list stays as it is, the id box still works
+        return gr.update()
+    choices = [session_choice(ctx, s, ui, language=True, mine=owner) for s in listed]
+    return gr.update(choices=choices, value=picked if picked in {sid for _, sid in choices} else None)
+
+
+def open_listed(
+    ctx: AppContext, sid: str | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """The session picked from Review's list, opened as `open_session_report` opens an id typed, the id put
+    in the id box."""
+    return [sid or gr.update(), *open_session_report(ctx, sid or "", ui_v, owner_v, request)]
 
 
 def loaded(

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agent import graph
 from agent.contracts.report import JudgeInfo
-from agent.graph import SessionError, SessionView
+from agent.graph import SessionError, SessionSummary, SessionView
 from agent.graph.plan import ADD_SELF_CHECK, with_self_check
 from agent.graph.session import MAX_FOLLOWUPS
 from agent.overrides import NewOverride, OverrideLogError
@@ -183,19 +183,29 @@ def redo_choices(
     if plan != "redo":
         return gr.update(visible=False)
     ui = lang_of(ui_v)
-    choices = []
-    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
-        if s.status != "done":
-            continue
-        when = s.updated_at[:16].replace("T", " ")
-        name = t(
-            "ui.redo_item", ui, plan=ctx.plan_name(s.plan, ui), mode=t(f"ui.mode_{s.mode}", ui), when=when
-        )
-        choices.append((f"{name} · {s.session_id}", s.session_id))
-    return gr.update(visible=True, choices=choices[:REDO_SHOWN])
+    done = [s for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)) if s.status == "done"]
+    return gr.update(visible=True, choices=[session_choice(ctx, s, ui) for s in done[:REDO_SHOWN]])
 
 
 REDO_SHOWN = 30
+
+
+def session_choice(
+    ctx: AppContext, s: SessionSummary, ui: Lang, *, language: bool = False, mine: str | None = None
+) -> tuple[str, str]:
+    """A session as a list of sessions names it (the session to redo, Review's): by plan, mode (with
+    `language`: its interview language too) and date, "under way" when not finished, whose when not
+    `mine`'s (None: not said), the id last; its value the id."""
+    when = s.updated_at[:16].replace("T", " ")
+    mode = t(f"ui.mode_{s.mode}", ui)
+    if language:
+        mode = f"{mode} · {t(f'ui.language_{s.language}', ui)}"
+    name = t("ui.redo_item", ui, plan=ctx.plan_name(s.plan, ui), mode=mode, when=when)
+    if s.status != "done":
+        name = f"{name} · {t('ui.session_under_way', ui)}"
+    if mine is not None and s.owner != mine:
+        name = f"{name} · {t('ui.session_of', ui, owner=s.owner or '—')}"
+    return f"{name} · {s.session_id}", s.session_id
 
 
 def self_check_info(ctx: AppContext, lang: Lang) -> str:

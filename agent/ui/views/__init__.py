@@ -3,8 +3,8 @@ module per thing shown.
 
 - `text.py`: safe Markdown, the colon after a label, round and dimension titles, a clock
 - `progress.py`: the round, its place in the session and its clock (`progress_html`)
-- `scores.py`: a round's scores with why and quotes (`assessment_md`), the judge by name, a report's totals,
-  source snippets, the co-pilot's suggestions
+- `scores.py`: a round's scores with why and quotes (`assessment_md`), the judge by name, a report's totals, a
+  finished session's report (`finished_report_md`), source snippets, the co-pilot's suggestions
 - `review.py`: Review's score rows (`review_html`) and the override log (`log_html`)
 - `insight.py`: what an answer covered and what the round lacks (`insight_md`), the next question's kind
 - `delivery.py`: a spoken answer's pace, fillers and pauses (`delivery_md`)
@@ -31,6 +31,7 @@ from agent.ui.views.review import LOG_HEADERS, log_html, review_html
 from agent.ui.views.scores import (
     assessment_md,
     effective_md,
+    finished_report_md,
     judge_line,
     judge_name,
     report_summary_md,
@@ -56,6 +57,7 @@ __all__ = [
     "distinct_quotes",
     "effective_md",
     "expected_items",
+    "finished_report_md",
     "insight_md",
     "judge_line",
     "judge_name",

@@ -1,5 +1,5 @@
 """A round's scores as the tabs show them (why, quotes, what is missing), the judge by name, a report's
-totals, the source snippets and the co-pilot's suggested follow-ups."""
+totals, a finished session's report, the source snippets and the co-pilot's suggested follow-ups."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from agent.contracts import labels
 from agent.contracts.labels import flag_line, why_text
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.grading.render import bullets, quote_items, score_table_head
+from agent.graph.report import SessionReport, session_markdown
 from agent.overrides import EffectiveScore, effective_totals
 from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
@@ -86,6 +87,18 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
     if report.next_actions:
         out += bullets(t("ui.next_actions", lang), [safe_md(a) for a in report.next_actions], lang)
     return "\n".join(out)
+
+
+def finished_report_md(
+    report: SessionReport, effective: Sequence[EffectiveScore], rubric: Rubric, ui: Lang
+) -> str:
+    """A finished session's report in the interface language `ui` (the language switch renders it again),
+    its scores as Review has them: after its heading, every overridden score (`effective`), judge →
+    effective, with who changed it and why. The candidate's words and quotes stay as they were said."""
+    shown = report.model_copy(update={"language": ui})
+    heading, _, rest = session_markdown(shown, rubric).partition("\n")
+    changed = effective_md(shown, effective, rubric)
+    return f"{heading}\n\n{changed}{rest}" if changed else f"{heading}\n{rest}"
 
 
 def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> str:

@@ -12,7 +12,7 @@ import gradio as gr
 
 from agent import graph
 from agent.graph import SessionView
-from agent.graph.report import session_markdown
+from agent.overrides import OverrideLogError, effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
@@ -196,7 +196,7 @@ def practice_out(
         and any(x.role == "candidate" for x in answered.turns)
     )
     retrying = bool(state.get("retrying"))
-    report = session_markdown(view.report, rubric) if view.report else ""
+    report = report_md(ctx, view, ui)
     controls = plan_controls(view) if not same_session else [gr.update()] * 4
     return [
         state,
@@ -226,6 +226,19 @@ def practice_out(
         notes,
         gr.update() if voice is None else voice,
     ]
+
+
+def report_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
+    """The finished session's report in the interface language `ui` (the language switch renders it again),
+    its overridden scores as Review has them ("" while the session is under way)."""
+    if view.report is None:
+        return ""
+    try:
+        rows = ctx.services.overrides.rows(view.session_id)
+    except OverrideLogError:  # the log is Review's to report; the judge's scores are still the report
+        rows = []
+    eff = effective_scores(view.report, rows, key=view.session_id)
+    return views.finished_report_md(view.report, eff, ctx.rubric, ui)
 
 
 def answer_controls(state: dict[str, Any]) -> list[Any]:
@@ -258,9 +271,9 @@ def _delivery_shown(delivery: Delivery | None, ui: Lang) -> Any:
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
     """What the language switch renders again in Practice besides the labels, the question and the
     progress: the insight on the last answer, the round-finished banner, the round's scores, the
-    conversation and a spoken answer's delivery figures, from the stored session (the outputs
-    `RERENDERED`)."""
-    keep: list[Any] = [gr.update()] * 6
+    conversation, a spoken answer's delivery figures and the finished session's report, from the stored
+    session (the tab's `SessionPane.rerendered`)."""
+    keep: list[Any] = [gr.update()] * 7
     if not state.get("sid"):
         return keep
     try:
@@ -305,4 +318,5 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
         sources,
         views.conversation_md(rubric, view.transcript, ui, view.candidate_questions),
         delivery,
+        report_md(ctx, view, ui) if view.report else gr.update(),
     ]

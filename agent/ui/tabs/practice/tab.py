@@ -240,6 +240,6 @@ def build(ctx: AppContext) -> SessionPane:
         question=p_question,
         progress=p_progress,
         on_load=on_load,
-        rerendered=[p_insight, p_banner_md, p_result, p_sources, p_conversation, p_delivery],
+        rerendered=[p_insight, p_banner_md, p_result, p_sources, p_conversation, p_delivery, p_report],
         rerender=rerender,
     )
