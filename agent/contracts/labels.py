@@ -187,5 +187,5 @@ def why_text(ds: DimensionScore, lang: Lang, *, missing: bool = True, caps: bool
         else reason_text(ds.reason, lang, missing=missing)
     )
     if caps and ds.caps:
-        text += " · " + "; ".join(cap_text(c, lang) for c in ds.caps)
+        text += " · " + listed([cap_text(c, lang) for c in ds.caps], lang)  # "；" between them in Chinese
     return text

@@ -51,13 +51,18 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
                     elem_id="ui-language",
                 )
         who = gr.Markdown("")
+        # the switch's language, each switch a new value: the labels' event (`set_ui_language`) follows this,
+        # not the radio, so it starts at once; Gradio's page runs the radio's own listeners (the tabs'
+        # re-renders) one after another, and the labels, registered after them, came a dozen round trips late
+        switched = gr.Textbox(visible=False, elem_id="ui-switched")
+        ui.change(None, ui, switched, js=SWITCHED_JS, api_name=False, show_progress="hidden")
         ctx = AppContext(services or Services(), T, ui_lang, ui, owner_state, report_state)
 
         panes = [practice.build(ctx), copilot.build(ctx)]
         review.build(ctx, sessions=[p.state for p in panes])
         reports.build(ctx)
 
-        ui.change(
+        switched.change(
             ctx.bind(switch, panes),
             [ui, *(p.state for p in panes), owner_state],
             [
@@ -73,13 +78,23 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             [browser_id, ui],
             [browser_id, owner_state, who],
             api_name="restore_owner",
-        ).then(saved_language, [ui_saved, ui], ui, api_name="restore_ui_language", show_progress="hidden")
+        )
+        # the language this browser chose last, set in the page at once (no round trip to the server)
+        app.load(None, [ui_saved, ui], ui, js=SAVED_LANGUAGE_JS, api_name=False, show_progress="hidden")
         for pane in panes:
             if pane.on_load is not None:
                 pane.on_load(loaded)
-        follow_gradio_locale(app, ui, [ui.change, loaded.then])
+        follow_gradio_locale(app, ui, [switched.change, loaded.then])
         ui.change(ctx.bind(signed_in), ui, who, api_name="signed_in_rerender", show_progress="hidden")
     return app
+
+
+SWITCHED_JS = "(v) => `${v} ${Date.now()}`"
+"""The switch's language and the time: a new value on every switch, so `switched` changes each time."""
+
+
+SAVED_LANGUAGE_JS = "(saved, current) => (saved === 'en' || saved === 'zh' ? saved : current)"
+"""The interface language this browser chose last, else the switch as it is (the same value changes nothing)."""
 
 
 GRADIO_LOCALE_JS = "async (v) => [window.coachGradioLocale && (await window.coachGradioLocale(v)) ? v : '']"
@@ -162,12 +177,6 @@ def switch(
         for x in pane.rerender(ctx, st, lang, owner)
     ]
     return [*ctx.texts.updates(lang), *questions, progress(ctx, p, lang), progress(ctx, c, lang), *again]
-
-
-def saved_language(saved: str | None, current: str) -> Any:
-    """The interface language this browser chose last; the switch as it is when it chose none (or when
-    that is the one shown: a change would re-render every label for nothing)."""
-    return saved if saved in ("en", "zh") and saved != current else gr.update()
 
 
 def signed_in(ctx: AppContext, ui_v: str, request: gr.Request) -> Any:

@@ -174,3 +174,24 @@ def test_a_count_takes_its_one_or_other_form_in_each_language() -> None:
         assert f"{n} 个强信号；{n} 个弱信号" in zh
         old = reason_text(f"1/2 expected items covered (50%); {n} strong signal(s)", "en")
         assert old.endswith(f"{n} strong signal{'s' if n > 1 else ''}")
+
+
+def test_several_caps_in_the_why_text_are_joined_as_each_language_joins_them() -> None:
+    """Issue 12: in Chinese the caps that bounded a score were joined with "; ", an English separator."""
+    from agent.contracts.labels import why_text
+    from agent.contracts.report import Coverage, DimensionScore
+
+    ds = DimensionScore(
+        dimension="accuracy",
+        score=2,
+        level="…",
+        reason="(unused)",
+        band=(1, 3),
+        caps=["happy_path_cap (≤3)", "misconception paged-as-cpu-swap (-2)"],
+        coverage=Coverage(covered=1, expected=2, share=0.5),
+    )
+    zh = why_text(ds, "zh")
+    caps = [cap_text(c, "zh") for c in ds.caps]
+    assert zh.endswith("；".join(caps)) and "; " not in zh, zh
+    en = why_text(ds, "en")
+    assert en.endswith("Happy path only: at most 3; Wrong claim: 2 taken off"), en

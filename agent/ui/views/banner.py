@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from agent.contracts.flag_evidence import ABSENT, Evidence, flag_evidence
 from agent.contracts.labels import cap_text, flag_line
 from agent.contracts.report import RoundAssessment
+from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui.views.insight import covered_ids, expected_items
 from agent.ui.views.text import bold_label, cut, dim_title, round_title, safe_md
-from agent.util.messages import sentences, t
+from agent.util.messages import listed, sentences, t
 
 QUOTE_CHARS = 180
 """A quote in the round banner is cut to this many characters."""
@@ -47,8 +49,29 @@ def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui
             t("ui.dim_note_missing", ui, item=miss[0].text.get(lang)) if miss else t("ui.dim_note_all", ui)
         )
     if ds and ds.caps:
-        parts.append(("；" if ui == "zh" else "; ").join(cap_text(c, ui) for c in ds.caps))
+        parts.append(listed([cap_text(c, ui) for c in ds.caps], ui))
     return sentences(parts, ui)
+
+
+def _evidence_md(e: Evidence, lang: Lang, ui: Lang) -> str:
+    if e.kind == "path":
+        return t("ui.flag_path", ui, path=safe_md(e.text))
+    if e.kind == "mistake":
+        return t("ui.flag_mistake", ui, mistake=safe_md(package_name("error", e.text, ui)))
+    quote = safe_md(cut(e.text, QUOTE_CHARS))
+    if e.claim is not None:
+        return t("ui.flag_claim", ui, quote=quote, claim=safe_md(e.claim.get(lang)))
+    return t("ui.flag_quote", ui, quote=quote)
+
+
+def flag_evidence_md(ra: RoundAssessment, flag: str, lang: Lang, ui: Lang) -> list[str]:
+    """What in the answer raised `flag`, a line each: the candidate's own words (verbatim, cut to
+    `QUOTE_CHARS`), the path cited, the mistake named; for a flag raised by what the answer leaves out, that
+    there is nothing to quote. A wrong claim's rubric text is in the session's language `lang`."""
+    found = flag_evidence(ra, flag)
+    if found:
+        return [_evidence_md(e, lang, ui) for e in found]
+    return [f"<i>{t('ui.flag_absent', ui)}</i>"] if flag in ABSENT and ra.checklist is not None else []
 
 
 def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool) -> str:
@@ -79,7 +102,9 @@ def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *
     out.append("")
     if ra.flags:
         out.append(bold_label(t("ui.flags", ui), ui))
-        out += [f"- {safe_md(flag_line(f, ui))}" for f in ra.flags]
+        for f in ra.flags:
+            out.append(f"- {safe_md(flag_line(f, ui))}")
+            out += [f"  - {x}" for x in flag_evidence_md(ra, f, lang, ui)]
         out.append("")
     if last:
         out.append(t("ui.round_finished_last", ui))

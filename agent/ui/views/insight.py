@@ -11,7 +11,7 @@ from agent.contracts.transcript import TranscriptRound
 from agent.rubric.loader import Rubric
 from agent.rubric.model import EvidenceItem, Lang
 from agent.ui.views.text import MISSING_SHOWN, bold_label, colon, safe_md
-from agent.util.messages import t
+from agent.util.messages import listed, t
 
 
 def expected_items(rubric: Rubric, ra: RoundAssessment) -> list[EvidenceItem]:
@@ -123,8 +123,7 @@ def insight_md(
         lost = [i for i in items if i.id in before and i.id not in mine]
         for key, shown in (("ui.retry_gained", gained), ("ui.retry_lost", lost)):
             if shown:
-                sep = "；" if lang == "zh" else "; "
-                items_said = sep.join(safe_md(i.text.get(lang).rstrip("。.")) for i in shown)
+                items_said = listed([safe_md(i.text.get(lang).rstrip("。.")) for i in shown], lang)
                 out.append(f"- {t(key, ui)}{colon(ui)}{items_said}")  # "New this time: …" / "这次新覆盖：…"
         out.append("")
     asked = [i for i in items if i.id not in ahead]
