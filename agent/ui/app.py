@@ -55,7 +55,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
         # not the radio, so it starts at once; Gradio's page runs the radio's own listeners (the tabs'
         # re-renders) one after another, and the labels, registered after them, came a dozen round trips late
         switched = gr.Textbox(visible=False, elem_id="ui-switched")
-        ui.change(None, ui, switched, js=SWITCHED_JS, api_name=False, show_progress="hidden")
+        ui.change(None, ui, switched, js=SWITCHED_JS, show_progress="hidden")  # in the page: no endpoint
         ctx = AppContext(services or Services(), T, ui_lang, ui, owner_state, report_state)
 
         panes = [practice.build(ctx), copilot.build(ctx)]
@@ -80,7 +80,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
             api_name="restore_owner",
         )
         # the language this browser chose last, set in the page at once (no round trip to the server)
-        app.load(None, [ui_saved, ui], ui, js=SAVED_LANGUAGE_JS, api_name=False, show_progress="hidden")
+        app.load(None, [ui_saved, ui], ui, js=SAVED_LANGUAGE_JS, show_progress="hidden")
         for pane in panes:
             if pane.on_load is not None:
                 pane.on_load(loaded)
