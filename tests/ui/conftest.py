@@ -7,16 +7,20 @@ override log, offline voice, and a fixed source snippet in place of the knowledg
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
+import httpx
 import pytest
 
 from agent.knowledge.snippet import Snippet
@@ -53,6 +57,43 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def app_process(data_dir: Path, **env: str | None) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """`python -m agent.ui` as serve.sh starts it, on a free port with its own data dir and no users, the
+    environment changed by `env` (None: removed); stopped when the block ends."""
+    port = free_port()
+    full = {**os.environ, "INTERVIEW_DATA_DIR": str(data_dir), "GRADIO_ANALYTICS_ENABLED": "False"}
+    full.pop("INTERVIEW_USERS", None)
+    for name, value in env.items():
+        if value is None:
+            full.pop(name, None)
+        else:
+            full[name] = value
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent.ui", "--port", str(port)],
+        env=full,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield proc, port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def first_answer(proc: subprocess.Popen[bytes], http: httpx.Client, path: str = "/config") -> httpx.Response:
+    """`path`'s first answer from the app process (up to 120 s; the process must not exit meanwhile)."""
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, proc.stdout.read().decode()[-3000:] if proc.stdout else "exited"
+        try:
+            return http.get(path)
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "the app did not answer within 120 s"
+            time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")

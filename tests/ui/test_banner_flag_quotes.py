@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_banner_phone import CLEAR_PX, TOUCHING
+from tests.ui.test_banner_phone import CLEAR_PX, TOUCHING, banner_on_a_phone
 from tests.ui.test_browser import _set_up_practice, _shows, browser  # noqa: F401  (the module's browser)
-from tests.ui.test_practice_phone import PHONE, _no_sideways_scroll, _phone
+from tests.ui.test_practice_phone import PHONE, _no_sideways_scroll
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -63,18 +63,7 @@ def test_the_banner_quotes_what_raised_each_flag(
     lang: str,
 ) -> None:
     seen = SEEN[lang]
-    page = _phone(browser, served)
-    _set_up_practice(page, ui=lang, plan=seen["plan"], lang=seen["lang"])
-    page.locator("#start").click()
-    page.wait_for_function(
-        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
-    )
-    page.locator("#answer textarea").fill(ANSWER[lang])
-    page.locator("#send").click()
-    _shows(page, "#answer-insight", seen["insight"])
-    page.get_by_role("button", name=seen["finish"]).click()
-    banner = page.locator("#round-scores")
-    banner.wait_for()
+    page, banner = banner_on_a_phone(browser, served, lang, ANSWER[lang])
     _shows(page, "#round-scores", seen["quote"].format(q=WRONG[lang]))
     page.wait_for_timeout(500)
     banner.screenshot(path=str(screenshots / f"h2-banner-flag-quotes-phone-{lang}.png"))

@@ -18,7 +18,7 @@ from tests.ui.test_browser import _set_up_practice, _shows, browser  # noqa: F40
 from tests.ui.test_practice_phone import PHONE, _no_sideways_scroll, _phone
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Locator, Page
 
 pytestmark = pytest.mark.browser
 
@@ -69,6 +69,25 @@ TOUCHING = """(clear) => {
 }"""
 
 
+def banner_on_a_phone(b: Browser, served: Served, lang: str, answer: str) -> tuple[Page, Locator]:
+    """A phone's page with the round-finished banner of one round: the plan started in `lang`, `answer`
+    sent, the round finished (`b`: the module's browser)."""
+    seen = SEEN[lang]
+    page = _phone(b, served)
+    _set_up_practice(page, ui=lang, plan=seen["plan"], lang=seen["lang"])
+    page.locator("#start").click()
+    page.wait_for_function(
+        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
+    )
+    page.locator("#answer textarea").fill(answer)
+    page.locator("#send").click()
+    _shows(page, "#answer-insight", seen["insight"])
+    page.get_by_role("button", name=seen["finish"]).click()
+    banner = page.locator("#round-scores")
+    banner.wait_for()
+    return page, banner
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_round_banner_keeps_its_text_clear_of_its_borders_on_a_phone(
     browser: Browser,  # noqa: F811
@@ -77,18 +96,7 @@ def test_the_round_banner_keeps_its_text_clear_of_its_borders_on_a_phone(
     lang: str,
 ) -> None:
     seen = SEEN[lang]
-    page = _phone(browser, served)
-    _set_up_practice(page, ui=lang, plan=seen["plan"], lang=seen["lang"])
-    page.locator("#start").click()
-    page.wait_for_function(
-        "() => document.querySelector('#practice-sid :is(input, textarea)').value.length > 0"
-    )
-    page.locator("#answer textarea").fill(ANSWER[lang])
-    page.locator("#send").click()
-    _shows(page, "#answer-insight", seen["insight"])
-    page.get_by_role("button", name=seen["finish"]).click()
-    banner = page.locator("#round-scores")
-    banner.wait_for()
+    page, banner = banner_on_a_phone(browser, served, lang, ANSWER[lang])
     _shows(page, "#round-scores", seen["flags"])
     page.wait_for_timeout(500)
     banner.screenshot(path=str(screenshots / f"issue12-7-phone-banner-{lang}.png"))

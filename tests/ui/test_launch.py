@@ -12,10 +12,7 @@ Reproduced with the real entry point and a proxy that accepts connections and ne
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +22,7 @@ import httpx
 import pytest
 
 from agent.ui.main import launch_kwargs
-from tests.ui.conftest import free_port
+from tests.ui.conftest import app_process, first_answer
 
 
 @pytest.fixture
@@ -67,44 +64,25 @@ def test_launch_leaves_out_gradios_self_fetch() -> None:
 def test_the_app_starts_when_its_own_url_does_not_answer_through_the_environment(
     tmp_path: Path, silent_proxy: str
 ) -> None:
-    port = free_port()
-    env = {**os.environ, "INTERVIEW_DATA_DIR": str(tmp_path), "GRADIO_ANALYTICS_ENABLED": "False"}
-    for name in ("INTERVIEW_USERS", "NO_PROXY", "no_proxy"):
-        env.pop(name, None)
-    env.update(HTTP_PROXY=silent_proxy, http_proxy=silent_proxy, ALL_PROXY=silent_proxy)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent.ui", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30, trust_env=False) as http:
-            while True:
-                assert proc.poll() is None, proc.stdout.read().decode()[-3000:] if proc.stdout else "exited"
-                try:
-                    page = http.get("/config")
-                    break
-                except httpx.TransportError:
-                    assert time.monotonic() < deadline, "the app did not answer within 120 s"
-                    time.sleep(0.5)
-            assert page.status_code == 200 and "vLLM Interview Coach" in page.text
-            # an event runs through the queue: the switch's language is remembered
-            call = http.post("/gradio_api/call/remember_ui_language", json={"data": ["zh"]})
-            assert call.status_code == 200, call.text
-            event = call.json()["event_id"]
-            got: list[str] = []  # the result's stream (Gradio's heartbeats keep a stuck one open)
-            reader = threading.Thread(
-                target=lambda: got.append(http.get(f"/gradio_api/call/remember_ui_language/{event}").text),
-                daemon=True,
-            )
-            reader.start()
-            reader.join(timeout=30)
-            assert got, "the event did not come back within 30 s: the queue never started"
-            assert "event: complete" in got[0] and '"zh"' in got[0], got[0]
-            time.sleep(4)  # past the 3 s Gradio's look at its page waits
-            assert proc.poll() is None, proc.stdout.read().decode()[-3000:] if proc.stdout else "exited"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    proxied = {"HTTP_PROXY": silent_proxy, "http_proxy": silent_proxy, "ALL_PROXY": silent_proxy}
+    with (
+        app_process(tmp_path, NO_PROXY=None, no_proxy=None, **proxied) as (proc, port),
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30, trust_env=False) as http,
+    ):
+        page = first_answer(proc, http)
+        assert page.status_code == 200 and "vLLM Interview Coach" in page.text
+        # an event runs through the queue: the switch's language is remembered
+        call = http.post("/gradio_api/call/remember_ui_language", json={"data": ["zh"]})
+        assert call.status_code == 200, call.text
+        event = call.json()["event_id"]
+        got: list[str] = []  # the result's stream (Gradio's heartbeats keep a stuck one open)
+        reader = threading.Thread(
+            target=lambda: got.append(http.get(f"/gradio_api/call/remember_ui_language/{event}").text),
+            daemon=True,
+        )
+        reader.start()
+        reader.join(timeout=30)
+        assert got, "the event did not come back within 30 s: the queue never started"
+        assert "event: complete" in got[0] and '"zh"' in got[0], got[0]
+        time.sleep(4)  # past the 3 s Gradio's look at its page waits
+        assert proc.poll() is None, proc.stdout.read().decode()[-3000:] if proc.stdout else "exited"

@@ -5,9 +5,7 @@ from __future__ import annotations
 import io
 import os
 import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -28,7 +26,7 @@ from agent.ui.auth import (
 )
 from agent.ui.files import UploadRefused, reports_dir, safe_upload, upload_roots
 from agent.ui.main import main
-from tests.ui.conftest import USERS, Served, free_port, launch_app
+from tests.ui.conftest import USERS, Served, app_process, first_answer, launch_app
 
 
 @pytest.mark.parametrize(
@@ -130,31 +128,14 @@ def test_uploads_are_read_only_from_the_upload_folder_or_the_reports_folder(
 
 def test_python_m_agent_ui_serves_on_loopback_by_default(tmp_path: Path) -> None:
     """The real entry point, as serve.sh starts it: answers on 127.0.0.1 and on no other address."""
-    port = free_port()
-    env = {**os.environ, "INTERVIEW_DATA_DIR": str(tmp_path), "GRADIO_ANALYTICS_ENABLED": "False"}
-    env.pop("INTERVIEW_USERS", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent.ui", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else "exited"
-            try:
-                r = httpx.get(f"http://127.0.0.1:{port}/config", timeout=5)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the app did not answer within 120 s"
-                time.sleep(0.5)
+    with (
+        app_process(tmp_path) as (proc, port),
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as http,
+    ):
+        r = first_answer(proc, http)
         assert r.status_code == 200 and "vLLM Interview Coach" in r.text
         with socket.socket() as s:  # bound to 127.0.0.1 only: another loopback address gets nothing
             assert s.connect_ex(("127.0.0.2", port)) != 0
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 # ------------------------------------------------------------------ login throttling
