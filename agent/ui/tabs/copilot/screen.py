@@ -11,7 +11,7 @@ import gradio as gr
 
 from agent import graph
 from agent.graph import SessionError, SessionView
-from agent.graph.report import SessionReport, session_markdown
+from agent.graph.report import SessionReport
 from agent.overrides import effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
@@ -128,11 +128,8 @@ def finished_md(ctx: AppContext, report: SessionReport, ui: Lang, *, key: str) -
     """The finished session's report in the interface language `ui` (the language switch renders it
     again), its scores as Review has them: after its heading, every overridden score, judge → effective,
     with who changed it and why (the overrides kept under `key`, the session's id)."""
-    shown = report.model_copy(update={"language": ui})
     eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
-    heading, _, rest = session_markdown(shown, ctx.rubric).partition("\n")
-    changed = views.effective_md(shown, eff, ctx.rubric)
-    return f"{heading}\n\n{changed}{rest}" if changed else f"{heading}\n{rest}"
+    return views.finished_report_md(report, eff, ctx.rubric, ui)
 
 
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
