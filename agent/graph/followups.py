@@ -2,7 +2,8 @@
 evidence still missing (`rank_followups`), a project question's trigger follow-up for what its answer
 lacks (`question_missing`, `trigger_followup`), the hidden inputs an answer asks for (`matched_facts`),
 each with the seed's round-3 numbers rewritten for a fresh variant (`localise`); and, in co-pilot, which
-of them the interviewer chose (`chosen`). The `choose` and `record` nodes (agent/graph/nodes.py) use them.
+of them the interviewer chose (`chosen`) and which project question comes next (`next_question`). The
+`choose` and `record` nodes (agent/graph/nodes.py) use them; what was asked already is `asked.py`'s.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.contracts.report import RoundAssessment
+from agent.graph.asked import asked_already, interviewer_turns, picked, said
 from agent.graph.state import (
     GraphContext,
     InterviewState,
@@ -97,22 +99,39 @@ def matched_facts(rnd: Round, answer: str, given: list[str]) -> list[str]:
 def chosen(
     ctx: GraphContext, state: InterviewState, text: str, run: RoundRun
 ) -> tuple[dict[str, Any], RoundRun]:
-    """Co-pilot: which listed follow-up or question the interviewer chose, or their own question."""
+    """Co-pilot: which listed follow-up or question the interviewer chose, or their own question.
+
+    A question that asks one of the suggestions on offer (`asked.picked`: its words, or the interviewer's
+    own close to them) is that suggestion; a project question's follow-up is that question's before it
+    is the listed follow-up of the same words, so the question counts as followed up."""
     lang = state["language"]
     rnd = current_round(ctx, state)
     plan = planned(state)
-    norm = " ".join(text.split())
+    offer = picked(state["suggestions"], text)
+    norm = said(offer["text"] if offer else text)
     run = RoundRun(**run)
-    for f in rnd.followups:
-        if " ".join(localise(f.text.get(lang), plan).split()) == norm:
-            run["followups"] = [*run["followups"], f.id]
-            return {"followup": f.id}, run
     for k, q in enumerate(rnd.questions):
-        if " ".join(q.text.get(lang).split()) == norm:
+        if said(q.text.get(lang)) == norm:
             turns = state["transcript"][-1].get("turns", [])
             run["question"], run["question_followed"], run["segment"] = k, False, len(turns)
             return {"question_id": q.id}, run
-        if k == run["question"] and any(" ".join(f.get(lang).split()) in norm for f in q.followup_if_missing):
+        if k == run["question"] and any(said(f.get(lang)) in norm for f in q.followup_if_missing):
             run["question_followed"] = True
             return {"question_id": q.id, "trigger": True}, run
+    for f in rnd.followups:
+        if said(localise(f.text.get(lang), plan)) == norm:
+            run["followups"] = [*run["followups"], f.id]
+            return {"followup": f.id}, run
     return {"own": True}, run
+
+
+def next_question(qs: list[ProjectQuestion], current: int, tr: dict[str, Any], lang: Lang) -> int | None:
+    """Co-pilot: the index of the round's next question not asked yet (by its id on a turn, or its words),
+    after the current one first, then one the interviewer skipped; None once every question was asked."""
+    turns = [t for t in tr.get("turns", []) if t.get("role") == "interviewer"]
+    ids = {t.get("question_id") for t in turns if not t.get("trigger")}
+    said_ = interviewer_turns(tr)
+    order = [*range(current + 1, len(qs)), *range(0, max(current, 0))]
+    return next(
+        (k for k in order if qs[k].id not in ids and not asked_already(qs[k].text.get(lang), said_)), None
+    )

@@ -15,12 +15,14 @@ from langgraph.types import interrupt
 
 from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import TranscriptRound
+from agent.graph.asked import asked_already, interviewer_turns, not_asked
 from agent.graph.assessment import assess_round, assessment_key
 from agent.graph.followups import (
     chosen,
     localise,
     matched_facts,
     missing_ids,
+    next_question,
     question_missing,
     rank_followups,
     trigger_followup,
@@ -243,7 +245,9 @@ def _copilot(state: InterviewState, run: RoundRun, suggestions: list[Suggestion]
 
 
 def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
-    """After an answer: close the round when time is up, give asked-for inputs, pick the next follow-up."""
+    """After an answer: close the round when time is up, give asked-for inputs, pick the next follow-up
+    (co-pilot: suggest them, ranked by the evidence they probe that the round still lacks). Never a
+    question an interviewer turn of the round already asked, its opening question included (`asked.py`)."""
     ctx = runtime.context
     lang = state["language"]
     plan = planned(state)
@@ -287,27 +291,30 @@ def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         if 0 <= qi < len(qs) and not run["question_followed"]:
             lacking = question_missing(ctx, rnd, qs[qi], _segment_text(tr, run["segment"]))
             fu = trigger_followup(qs[qi], lacking, lang)
-            if fu:
+            if fu and not asked_already(fu, interviewer_turns(tr)):
                 texts = {i.id: i.text.get(lang) for i in ctx.rubric.evidence(rnd.id)}
                 if not copilot:
                     run["question_followed"] = True
                     return _ask(state, fu, run, question_id=qs[qi].id, trigger=True)
                 options.append(Suggestion(text=fu, why=[texts.get(e, e) for e in lacking], followup=None))
+        if copilot:
+            # the next question not asked yet: the interviewer may have asked one out of turn
+            nk = next_question(qs, qi, tr, lang)
+            if nk is not None:
+                options.append(Suggestion(text=qs[nk].text.get(lang), why=[], followup=None))
+            return _copilot(state, run, not_asked(given + options, tr))
         if qi + 1 < len(qs):
             nq = qs[qi + 1]
-            if not copilot:
-                segment = len(tr["turns"]) + 1
-                run["question"], run["question_followed"], run["segment"] = qi + 1, False, segment
-                return _ask(state, nq.text.get(lang), run, question_id=nq.id)
-            options.append(Suggestion(text=nq.text.get(lang), why=[], followup=None))
-        if not copilot:
-            return {"run": run, "route": "score"}
-        return _copilot(state, run, given + options)
+            segment = len(tr["turns"]) + 1
+            run["question"], run["question_followed"], run["segment"] = qi + 1, False, segment
+            return _ask(state, nq.text.get(lang), run, question_id=nq.id)
+        return {"run": run, "route": "score"}
 
-    # 4. listed follow-ups that probe still-missing evidence, at most max_followups a round
-    ranked = rank_followups(ctx, rnd, plan, missing, run["followups"], lang)
+    # 4. listed follow-ups that probe still-missing evidence, at most max_followups a round; none that an
+    # interviewer turn of the round asked already (in co-pilot, maybe in the interviewer's own words)
+    ranked = not_asked(rank_followups(ctx, rnd, plan, missing, run["followups"], lang), tr)
     if copilot:
-        return _copilot(state, run, given + ranked)
+        return _copilot(state, run, not_asked(given, tr) + ranked)
     targeted = [s for s in ranked if s["why"]]
     if targeted and len(run["followups"]) < state["max_followups"]:
         pick = targeted[0]

@@ -5,14 +5,18 @@ Chinese:
   plan, and the redo started from it asks that session's rounds again (Start without one says what to pick);
 - Accept and Save override act on the draft of the round under way only: once the round is closed they are
   off and the closed round's scores say how to change them (Review), until the next round's first answer
-  brings its own draft, which they then name.
+  brings its own draft, which they then name;
+- the suggested follow-ups are what is still worth asking: one the interviewer picked and asked in their
+  own words is not suggested again after the next answer, nor is the round's opening question.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): issue12-5a-copilot-redo-{lang},
-issue12-5b-copilot-closed-{lang}, issue12-5c-copilot-next-draft-{lang}.
+issue12-5b-copilot-closed-{lang}, issue12-5c-copilot-next-draft-{lang}, h3-copilot-picked-{lang},
+h3-copilot-asked-once-{lang}.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +52,10 @@ SEEN = {
         "close": "Close the round",
         "finished": "To interview again, start a new session",
         "answer": "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand.",
+        "suggested": "Suggested follow-ups",
+        "no_suggestion": "No suggestion yet",
+        "own": ("Good. So: ", " Briefly, please."),
+        "thin": "I think it works fine and is fast.",
     },
     "zh": {
         "tab": "面试官助手",
@@ -69,6 +77,10 @@ SEEN = {
         "close": "结束本轮",
         "finished": "如要再次面试，请开始新的会话",
         "answer": "Paged KV cache 把 KV cache 切成固定大小的 block，按需分配。",
+        "suggested": "建议追问",
+        "no_suggestion": "暂无建议",
+        "own": ("好的。那么：", "，简单说说。"),
+        "thin": "我觉得它运行得很好，也很快。",
     },
 }
 
@@ -160,4 +172,64 @@ def test_copilot_redo_asks_which_session_and_decisions_act_on_the_round_under_wa
     )
     _shows(page, "#copilot-progress", seen["concepts_title"])
     assert seen["pick"] not in _text(page, "#copilot-status")
+    page.context.close()
+
+
+def _suggested(page: Page) -> list[str]:
+    """The follow-ups the interviewer may pick, as the list beside the suggestions shows them."""
+    return [x.strip() for x in page.locator("#copilot-pick label").all_inner_texts() if x.strip()]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_copilot_does_not_suggest_what_the_interviewer_asked(
+    browser: Browser,  # noqa: F811
+    served: Served,
+    screenshots: Path,
+    lang: str,
+) -> None:
+    seen = SEEN[lang]
+    page = _open(browser, served)
+    if lang == "zh":
+        _interface(page, "zh")
+    page.get_by_role("tab", name=seen["tab"]).click()
+    page.locator("#copilot-start").wait_for()
+    _pick_plan(page, seen["concepts"])
+    page.locator("#copilot-lang").get_by_text(seen["lang"], exact=True).click()
+    page.locator("#copilot-start").click()
+    _shows(page, "#copilot-progress", seen["concepts_title"])
+    opening = re.split("[:：]", _text(page, "#copilot-question"), maxsplit=1)[-1].strip()
+    assert len(opening) > 20, opening
+
+    # the first answer: the follow-ups, none of them the opening question
+    _save_answer(page, seen)
+    _shows(page, "#copilot-suggestions", seen["suggested"])
+    before = _suggested(page)
+    assert len(before) >= 2, before
+    assert opening[:40] not in _text(page, "#copilot-suggestions")
+
+    # the interviewer picks the first and asks it in their own words
+    page.locator("#copilot-pick label").first.click()
+    page.wait_for_function(
+        "t => document.querySelector('#copilot-next textarea').value.trim() === t", arg=before[0]
+    )
+    pre, post = seen["own"]
+    first, _, rest = before[0].partition(" ")
+    body = rest if rest and first.isascii() else before[0][2:]
+    mine = f"{pre}{body.rstrip('?？')}{post}"
+    page.locator("#copilot-next textarea").fill(mine)
+    _shot(page, screenshots, f"h3-copilot-picked-{lang}")
+    page.locator("#copilot-ask").click()
+    _shows(page, "#copilot-question", mine[:30])
+    _shows(page, "#copilot-suggestions", seen["no_suggestion"])
+
+    # the next answer, still thin: the other follow-ups, not the one asked, nor the opening question
+    page.locator("#copilot-answer textarea").fill(seen["thin"])
+    page.locator("#copilot-record").click()
+    _shows(page, "#copilot-suggestions", seen["suggested"])
+    after = _suggested(page)
+    shown = _text(page, "#copilot-suggestions")
+    assert before[0] not in after and before[0] not in shown, (before[0], after)
+    assert opening[:40] not in shown
+    assert set(after) == set(before[1:]), (before, after)
+    _shot(page, screenshots, f"h3-copilot-asked-once-{lang}")
     page.context.close()
