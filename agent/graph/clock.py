@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
-from agent.graph.errors import SessionBusy
+from agent.graph.errors import SessionBusy, SessionStoreError
 from agent.graph.session import _held, _store_guard, get_session
 from agent.graph.store import thread_config
 from agent.graph.view import SessionView, session_view
@@ -69,19 +69,20 @@ class Rejoined(NamedTuple):
     """The time away left out of the clock (0 when none was)."""
 
 
-@_store_guard("the session's clock was not paused; it counts the time away")
 def rejoin(session_id: str, *, at_s: float | None = None, owner: str | None = None) -> Rejoined:
     """The person opens again a session under way: its clock goes on from the session's last recorded step
     (an answer, a question asked, Continue), so the time since then is not counted. at_s: now, in seconds
     on the session's clock (default the wall clock; a session whose answers gave their times keeps its
     clock unless at_s is given). A session another process drives (a terminal) is read as it is: its clock
-    is that process's."""
+    is that process's; so is one whose store cannot be written now (locked, read-only): its clock goes on
+    counting, and the step that needs the store says what is wrong."""
     try:
         return _rejoin(session_id, at_s, owner)
-    except SessionBusy:
+    except (SessionBusy, SessionStoreError):
         return Rejoined(get_session(session_id, owner=owner), 0.0)
 
 
+@_store_guard("the session's clock was not paused; it counts the time away")
 def _rejoin(session_id: str, at_s: float | None, owner: str | None) -> Rejoined:
     with _held(session_id, owner) as (store, row, ctx, v):
         if v["phase"] == "done" or not v.get("run"):
