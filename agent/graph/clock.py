@@ -5,9 +5,10 @@ banner; `start_round_clock` (the app's Continue) moves the round's start, and th
 question was asked, to now, as long as the round has no answer yet. Time spent reading the scores no
 longer counts against the next round's budget.
 
-A session left and opened again later (a reload, Resume, `interview practice --session`) goes on from its
-last recorded step: `rejoin` moves the session's clock base by the time since then, so the time away is not
-counted against the round (it was: nine minutes away and the first answer back closed the round on time).
+A session left and opened again later (a reload, Resume, `interview practice --session`) does not count the
+time away against the round (it did: nine minutes away and the first answer back closed the round on time):
+`rejoin` moves the session's clock base by the time since its last recorded step beyond `THINKING_S`, the
+time the person may have spent thinking on the open page before they left (or reloaded it).
 Times in the session (`at_s`) are then on that clock, which leaves the time away out.
 """
 
@@ -59,8 +60,11 @@ def start_round_clock(session_id: str, *, at_s: float | None = None, owner: str 
     return session_view(row, v)
 
 
+THINKING_S = 120.0
+"""Time since the session's last step that still counts when the person comes back: they may have been
+thinking on the open page (a reload after a minute and a half took that minute and a half off the clock)."""
 PAUSE_TOLD_S = 60.0
-"""Time away worth telling the person about when they come back (a reload's seconds are not)."""
+"""Time away worth telling the person about when they come back."""
 
 
 class Rejoined(NamedTuple):
@@ -71,7 +75,8 @@ class Rejoined(NamedTuple):
 
 def rejoin(session_id: str, *, at_s: float | None = None, owner: str | None = None) -> Rejoined:
     """The person opens again a session under way: its clock goes on from the session's last recorded step
-    (an answer, a question asked, Continue), so the time since then is not counted. at_s: now, in seconds
+    (an answer, a question asked, Continue) plus `THINKING_S`, so the rest of the time since then is not
+    counted. at_s: now, in seconds
     on the session's clock (default the wall clock; a session whose answers gave their times keeps its
     clock unless at_s is given). A session another process drives (a terminal) is read as it is: its clock
     is that process's; so is one whose store cannot be written now (locked, read-only): its clock goes on
@@ -93,7 +98,7 @@ def _rejoin(session_id: str, at_s: float | None, owner: str | None) -> Rejoined:
             now = v["clock_s"]
         else:
             now = time.time() - v["clock_base"]
-        away = now - v["clock_s"]
+        away = now - v["clock_s"] - THINKING_S
         cfg = thread_config(session_id)
         if away <= 0 or store.graph.get_state(cfg).next != ("wait",):
             return Rejoined(session_view(row, v), 0.0)

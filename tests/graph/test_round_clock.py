@@ -5,6 +5,7 @@ reading the round-finished scores does not count against the round."""
 from __future__ import annotations
 
 from agent.graph import answer, close_round, get_session, rejoin, start_round_clock, start_session
+from agent.graph.clock import THINKING_S
 from agent.rubric import Rubric
 from tests.graph.script import strong
 
@@ -41,14 +42,24 @@ def test_time_away_from_a_session_is_not_counted(rubric: Rubric) -> None:
     assert v.round == "source-trace"  # the round closed on time
 
     back = rejoin("back", at_s=60 + away_s, owner="ana")
-    assert back.paused_s == away_s
-    assert back.view.round == "concepts" and back.view.round_elapsed_s == 60.0
-    v = answer("back", "Prefix caching reuses full blocks.", at_s=90, owner="ana")
-    assert v.round == "concepts" and v.round_elapsed_s == 90.0  # still the same round, 90 s used
-    assert rejoin("back", at_s=90, owner="ana").paused_s == 0.0  # nothing away: nothing moved
+    assert back.paused_s == away_s - THINKING_S  # the first two minutes may have been thinking: they count
+    assert back.view.round == "concepts"
+    now = 60 + THINKING_S  # the session's clock, the time away left out
+    v = answer("back", "Prefix caching reuses full blocks.", at_s=now + 30, owner="ana")
+    assert v.round == "concepts" and v.round_elapsed_s == now + 30  # still the same round
+    assert rejoin("back", at_s=now + 60, owner="ana").paused_s == 0.0  # a reload a moment later moves nothing
+
+
+def test_a_reload_within_the_thinking_time_keeps_the_clock(rubric: Rubric) -> None:
+    """Answered, then 100 s on the open page and a reload: the 100 s count (a blind tester lost them)."""
+    start_session("full", "en", session_id="think", owner="ana")
+    answer("think", "The scheduler admits requests by KV blocks.", at_s=60, owner="ana")
+    assert rejoin("think", at_s=160, owner="ana").paused_s == 0.0
+    v = answer("think", "Prefix caching reuses full blocks.", at_s=170, owner="ana")
+    assert v.round_elapsed_s == 170.0
 
 
 def test_rejoin_at_the_opening_question_keeps_the_round_at_zero(rubric: Rubric) -> None:
     start_session("full", "en", session_id="f1", owner="ana")
-    assert rejoin("f1", at_s=10_000, owner="ana").paused_s == 10_000.0  # waiting at its first question
+    assert rejoin("f1", at_s=10_000, owner="ana").paused_s == 10_000.0 - THINKING_S  # at its first question
     assert get_session("f1", owner="ana").round_elapsed_s == 0.0
