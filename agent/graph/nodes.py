@@ -352,7 +352,10 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
     if run is not None and run["facts_given"]:
         total = len(ctx.rubric.round(plan["round"]).given)
         notes.append(messages.t("interview.asked_unprompted", lang, n=len(run["facts_given"]), total=total))
-    ra = ra.model_copy(update={"notes": notes})
+    # the follow-ups the report suggests are those the round did not ask (a blind tester saw asked ones)
+    asked = interviewer_turns(state["transcript"][-1])
+    left = [f for f in ra.next_followups if not asked_already(f, asked)]
+    ra = ra.model_copy(update={"notes": notes, "next_followups": left})
     timing = RoundTiming(round=plan["round"], minutes=minutes, used_s=used, over_budget=over)
     return {
         "assessments": [*state["assessments"], ra.model_dump(mode="json")],

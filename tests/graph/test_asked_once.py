@@ -9,7 +9,7 @@ import unicodedata
 
 import pytest
 
-from agent.graph import SessionView, answer, ask, start_session
+from agent.graph import SessionView, answer, ask, close_round, get_session, start_session
 from agent.rubric import Lang, Rubric
 from tests.graph.script import WEAK, drive, partial
 
@@ -118,3 +118,21 @@ def test_practice_never_asks_the_same_question_twice_in_a_round(lang: Lang) -> N
     for tr in v.transcript.rounds:
         said = [_said(t.text) for t in tr.turns if t.role == "interviewer"]
         assert len(said) == len(set(said)), (tr.round, said)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_round_report_suggests_no_follow_up_the_round_asked(lang: str) -> None:
+    """A blind tester's finished report listed, under "Next follow-ups", the follow-up the round had asked."""
+    start_session("concepts", lang, session_id=f"nf-{lang}", owner="ana")
+    v = answer(f"nf-{lang}", WEAK, at_s=30, owner="ana")
+    asked = v.question
+    assert asked  # a follow-up was asked after the weak answer
+    v = answer(f"nf-{lang}", WEAK, at_s=60, owner="ana")
+    v = close_round(f"nf-{lang}", owner="ana") if v.status != "done" else v
+    report = get_session(f"nf-{lang}", owner="ana").report
+    assert report is not None
+    (ra,) = report.rounds
+    assert ra.next_followups, "the weak round has follow-ups left to suggest"
+    turns = [t.text for r in v.transcript.rounds for t in r.turns if t.role == "interviewer"]
+    for f in ra.next_followups:
+        assert not any(f in t or t in f for t in turns), f"{f!r} was asked in the round"
