@@ -36,6 +36,29 @@ _LOOP = re.compile(r"([^\x00-\x7f]{1,4}?)\1{5,}")
 speech; kept once. ASCII is left alone (10000000 is a number)."""
 
 
+def _plain(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+ECHO_SHARE = 0.6
+"""A segment that is this much of the prompt, and nothing else, is the prompt written back; so is its
+opening ("以下是普通话的句子"), which no candidate says. A candidate's own "关于 vLLM 推理服务" is neither."""
+
+
+def echoes_prompt(segment: str, prompt: str) -> bool:
+    """Whether a transcribed segment is the prompt Whisper was given (most of it, or its opening, and nothing
+    else): a blind tester's Chinese recording came back as "以下是普通话的句子，关于 vLLM 推理服务。" and numbers."""
+    said, given = _plain(segment), _plain(prompt)
+    if not said or said not in given:
+        return False
+    return len(said) >= ECHO_SHARE * len(given) or (given.startswith(said) and len(said) >= 4)
+
+
+def without_prompt(segment: str, prompt: str) -> str:
+    """The segment without the prompt written out in it."""
+    return segment.replace(prompt, "") if prompt else segment
+
+
 class AudioDecodeError(ValueError):
     """The audio could not be decoded or is unusable; the message is meant for the user."""
 
@@ -151,7 +174,9 @@ class WhisperSTT:
                 word_timestamps=True,  # pauses for the delivery figures (delivery.py)
             )
             heard = list(segments)  # a generator: transcription happens while it is read
-        text = collapse_loops("".join(s.text for s in heard)).strip()
+        if language == "zh":  # on speech it cannot read Whisper may write its prompt back as what was said
+            heard = [s for s in heard if not echoes_prompt(s.text, _ZH_PROMPT)]
+        text = collapse_loops("".join(without_prompt(s.text, _ZH_PROMPT) for s in heard)).strip()
         return Transcription(
             text=text,
             language=language,

@@ -160,3 +160,17 @@ def test_an_openai_compatible_endpoint_can_transcribe_instead(fake_server: str, 
     bad.write_bytes(b"not audio")
     with pytest.raises(AudioDecodeError, match="Invalid audio file"):
         EndpointSTT(fake_server, "whisper-base").transcribe(bad, "en")
+
+
+def test_whisper_writing_its_prompt_back_is_not_taken_as_the_answer() -> None:
+    """What Whisper returned for a blind tester's robotic Chinese recording (espeak-ng -v cmn, 嗯 / 那个 / 就是
+    and a 3 s pause): its own prompt as the first segment. The prompt is dropped; a candidate's own words that
+    share a few of the prompt's are kept."""
+    from agent.voice.stt import _ZH_PROMPT, echoes_prompt, without_prompt
+
+    assert echoes_prompt(" 以下是普通话的句子，关于 vLLM 推理服务。", _ZH_PROMPT)
+    assert echoes_prompt("以下是普通话的句子", _ZH_PROMPT)
+    assert not echoes_prompt("关于 vLLM 推理服务", _ZH_PROMPT)  # short: may be the candidate's own words
+    assert not echoes_prompt("3,4,4,5,5,4,0,1,7,1,8,4", _ZH_PROMPT)
+    assert not echoes_prompt("我们先看 vLLM 推理服务的调度器。", _ZH_PROMPT)
+    assert without_prompt(f"{_ZH_PROMPT}我们先看调度器。", _ZH_PROMPT) == "我们先看调度器。"
