@@ -54,6 +54,11 @@ def application_name(extra: str = "") -> str:
     return name[:63]
 
 
+CONNECT_TIMEOUT_S = 30
+"""How long a connection may take to be accepted. 10 s was too little on a machine saturated by other work
+(a team replica stopped at start-up); a database that refuses connections is still reported at once."""
+
+
 def connect(url: str, **kwargs: Any) -> Any:
     """A psycopg connection in autocommit mode whose rows are dicts."""
     import psycopg
@@ -66,7 +71,7 @@ def connect(url: str, **kwargs: Any) -> Any:
             row_factory=dict_row,
             prepare_threshold=None,
             application_name=kwargs.pop("application_name", application_name()),
-            connect_timeout=kwargs.pop("connect_timeout", 10),
+            connect_timeout=kwargs.pop("connect_timeout", CONNECT_TIMEOUT_S),
             **kwargs,
         )
     except psycopg.OperationalError as e:
