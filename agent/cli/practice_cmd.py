@@ -22,7 +22,6 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.graph import (
-    PAUSE_TOLD_S,
     SessionBusy,
     SessionError,
     SessionNotFound,
@@ -104,10 +103,11 @@ def practice(
         if session:
             claimed = lock.claim(session)  # before anything is read: this process drives the session
             try:
-                view, paused_s = rejoin(session)
+                back = rejoin(session)
+                view = back.view
                 err.print(f"resuming session {view.session_id} ({view.plan}); the pending question again:")
-                if paused_s >= PAUSE_TOLD_S:
-                    err.print(t("ui.clock_paused", view.language, minutes=max(1, round(paused_s / 60))))
+                if back.told_minutes is not None:
+                    err.print(t("ui.clock_paused", view.language, minutes=back.told_minutes))
             except SessionNotFound:
                 view = None
         if view is None:

@@ -4,7 +4,7 @@ Public API (from `session.py`, `retry.py`, `clock.py` and `view.py`): start a se
 (co-pilot), look, list, grade.
 """
 
-from agent.graph.clock import PAUSE_TOLD_S, Rejoined, rejoin, start_round_clock
+from agent.graph.clock import Rejoined, rejoin, start_round_clock
 from agent.graph.errors import PlanError, SessionBusy, SessionError, SessionNotFound
 from agent.graph.report import Comparison, FilledNarrative, SessionReport
 from agent.graph.retry import retry_answer
@@ -21,7 +21,6 @@ from agent.graph.session import (
 from agent.graph.view import SessionSummary, SessionView, Suggestion
 
 __all__ = [
-    "PAUSE_TOLD_S",
     "Comparison",
     "FilledNarrative",
     "PlanError",

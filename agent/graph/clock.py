@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 from agent.graph.errors import SessionBusy, SessionStoreError
 from agent.graph.session import _held, _store_guard, get_session
-from agent.graph.store import thread_config
+from agent.graph.state import GraphContext
+from agent.graph.store import SessionStore, thread_config
 from agent.graph.view import SessionView, session_view
 
 
@@ -50,14 +51,19 @@ def start_round_clock(session_id: str, *, at_s: float | None = None, owner: str 
             last = v["transcript"][-1]
             turns = [{**t, "at_s": at} if k == 0 else t for k, t in enumerate(last.get("turns", []))]
             update["transcript"] = [*v["transcript"][:-1], {**last, "turns": turns}]
-        # written as if `choose` had just asked the opening question: the graph waits for its answer again
-        cfg = thread_config(session_id)
-        store.graph.update_state(
-            store.graph.get_state(cfg).config, {**update, "route": "wait"}, as_node="choose"
-        )
-        store.graph.invoke(None, cfg, context=ctx, durability="sync")
-        v = dict(store.graph.get_state(cfg).values)
+        v = _written(store, session_id, ctx, update)
     return session_view(row, v)
+
+
+def _written(
+    store: SessionStore, session_id: str, ctx: GraphContext, update: dict[str, Any]
+) -> dict[str, Any]:
+    """The session's state with `update` written as if `choose` had just asked the pending question: the
+    graph waits for its answer again. Its values after."""
+    cfg = thread_config(session_id)
+    store.graph.update_state(store.graph.get_state(cfg).config, {**update, "route": "wait"}, as_node="choose")
+    store.graph.invoke(None, cfg, context=ctx, durability="sync")
+    return dict(store.graph.get_state(cfg).values)
 
 
 THINKING_S = 120.0
@@ -71,6 +77,12 @@ class Rejoined(NamedTuple):
     view: SessionView
     paused_s: float
     """The time away left out of the clock (0 when none was)."""
+
+    @property
+    def told_minutes(self) -> int | None:
+        """The time away in whole minutes (at least 1), when it is worth telling the person
+        (`PAUSE_TOLD_S`); None when it is not."""
+        return max(1, round(self.paused_s / 60)) if self.paused_s >= PAUSE_TOLD_S else None
 
 
 def rejoin(session_id: str, *, at_s: float | None = None, owner: str | None = None) -> Rejoined:
@@ -99,14 +111,7 @@ def _rejoin(session_id: str, at_s: float | None, owner: str | None) -> Rejoined:
         else:
             now = time.time() - v["clock_base"]
         away = now - v["clock_s"] - THINKING_S
-        cfg = thread_config(session_id)
-        if away <= 0 or store.graph.get_state(cfg).next != ("wait",):
+        if away <= 0 or store.graph.get_state(thread_config(session_id)).next != ("wait",):
             return Rejoined(session_view(row, v), 0.0)
-        store.graph.update_state(
-            store.graph.get_state(cfg).config,
-            {"clock_base": v["clock_base"] + away, "route": "wait"},
-            as_node="choose",
-        )
-        store.graph.invoke(None, cfg, context=ctx, durability="sync")
-        v = dict(store.graph.get_state(cfg).values)
+        v = _written(store, session_id, ctx, {"clock_base": v["clock_base"] + away})
     return Rejoined(session_view(row, v), away)

@@ -51,12 +51,6 @@ def retry_round(values: dict[str, Any]) -> tuple[int, int] | None:
     return (len(transcript) - 2, idx - 1) if len(transcript) >= 2 and idx >= 1 else None
 
 
-def last_answer(values: dict[str, Any]) -> dict[str, Any] | None:
-    """The answer a retry would answer again (a turn), when there is one."""
-    where = retry_round(values)
-    return _last_of(values["transcript"][where[0]]) if where is not None else None
-
-
 def _before_last_answer(
     store: SessionStore, session_id: str, values: dict[str, Any], round_index: int
 ) -> StateSnapshot | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import gradio as gr
 
-from agent.graph import PAUSE_TOLD_S
+from agent.graph import Rejoined
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
 from agent.util.messages import LANGS, t
@@ -31,12 +31,11 @@ def says(key: str, mark: str = "", **fields: object) -> Said:
     return said(lambda lang: f"{mark}{t(key, lang, **fields)}")
 
 
-def paused(paused_s: float) -> Said | None:
+def paused(back: Rejoined) -> Said | None:
     """What a person coming back to a session hears about the clock: the time away it left out
     (`graph.rejoin`), when it is worth saying."""
-    if paused_s < PAUSE_TOLD_S:
-        return None
-    return says("ui.clock_paused", minutes=max(1, round(paused_s / 60)))
+    minutes = back.told_minutes
+    return None if minutes is None else says("ui.clock_paused", minutes=minutes)
 
 
 def verbatim(text: str | None) -> Said:

@@ -42,7 +42,6 @@ def resume_copilot(
     ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
-    view, paused_s = graph.rejoin((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
-    return copilot_out(
-        ctx, view, {}, ui, note=joined(says("ui.resumed", sid=view.session_id), paused(paused_s))
-    )
+    back = graph.rejoin((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
+    note = joined(says("ui.resumed", sid=back.view.session_id), paused(back))
+    return copilot_out(ctx, back.view, {}, ui, note=note)

@@ -73,12 +73,13 @@ def restore_practice(
     if not saved or state.get("sid"):
         return unchanged
     try:
-        view, paused_s = graph.rejoin(saved, owner=ctx.owner_of(owner_v, request))
+        back = graph.rejoin(saved, owner=ctx.owner_of(owner_v, request))
     except graph.SessionError:
         return unchanged
+    view = back.view
     if view.status == "done":
         return unchanged
-    note = joined(says("ui.restored", sid=view.session_id), paused(paused_s))
+    note = joined(says("ui.restored", sid=view.session_id), paused(back))
     return practice_out(ctx, view, {}, ui, request.session_hash, note=note)
 
 
@@ -115,6 +116,7 @@ def resume_practice(
         return practice_note(ctx, state, ui, verbatim(""))
     if not (sid or "").strip():
         return practice_note(ctx, state, ui, says("ui.need_session_id"))
-    view, paused_s = graph.rejoin(sid.strip(), owner=ctx.owner_of(owner_v, request))
-    note = joined(says("ui.resumed", sid=view.session_id), paused(paused_s))
+    back = graph.rejoin(sid.strip(), owner=ctx.owner_of(owner_v, request))
+    view = back.view
+    note = joined(says("ui.resumed", sid=view.session_id), paused(back))
     return practice_out(ctx, view, {}, ui, request.session_hash, note=note)
