@@ -171,17 +171,25 @@ def mutation_before_evidence(sents: Sequence[Sentence], lex: Lexicon) -> str | N
     return None
 
 
+_CLAUSE_BREAK = re.compile(r"[,，;；:：.。!！?？]")
+
+
 def _mutates(lower: str, lex: Lexicon) -> bool:
-    """A sentence that changes the system: a mutation term with no negator in the 24 characters before it and
-    no dismissal just after it (`mutation_dismissed`), and no containment in the sentence."""
+    """A sentence that changes the system: a mutation term with no negator in the 24 characters before it,
+    no dismissal just after it (`mutation_dismissed`), not put off in its own clause (`mutation_deferred`:
+    "扩容放在 retry 压住之后再考虑", "scaling out can wait until…"), and no containment in the sentence."""
     if any_term(lower, lex.containment):
         return False
     for term in compile_terms(tuple(lex.mutation)):
-        for at, _ in term.spans(lower):
-            if any_term(lower[max(0, at - 24) : at], lex.negation):
+        for at, end in term.spans(lower):
+            before = lower[max(0, at - 24) : at]
+            if any_term(before, lex.negation):
                 continue
             if any_term(lower[at : at + 24], lex.mutation_dismissed):
                 continue  # "等扩容来不及", "a restart won't help"
+            clause = _CLAUSE_BREAK.split(before)[-1] + " " + _CLAUSE_BREAK.split(lower[end : end + 24])[0]
+            if any_term(clause, lex.mutation_deferred):
+                continue
             return True
     return False
 

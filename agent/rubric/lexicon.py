@@ -177,6 +177,8 @@ class Lexicon(_Strict):
     rollback_negated: Terms
     mutation: Terms
     mutation_dismissed: Terms = Field(default_factory=list)
+    mutation_deferred: Terms = Field(default_factory=list)
+    """said in the clause of a change, these put it off ("之后再考虑", "can wait until"): it is not made now"""
     containment: Terms
     evidence_gathering: Terms
     alternative: Terms
@@ -212,6 +214,7 @@ class Lexicon(_Strict):
         "rollback_negated",
         "mutation",
         "mutation_dismissed",
+        "mutation_deferred",
         "containment",
         "evidence_gathering",
         "alternative",

@@ -526,6 +526,26 @@ def test_a_change_before_evidence_counts_per_answer_and_a_negator_only_next_to_i
     assert first_change("A restart won't help here. Compare the image SHAs first.") is None
 
 
+def test_a_change_put_off_until_later_is_not_a_change_before_evidence(lex: Lexicon) -> None:
+    """A change the candidate puts off in the same clause ("扩容放在 retry 压住之后再考虑", "scaling out can wait
+    until the retries are capped", "先不扩容") is not made; a change made now with something else put off after
+    it ("先扩容，之后再慢慢复盘", "restart the whole pool now, and we can write the postmortem later") still is."""
+    from agent.judge.answer import Answer, AnswerTurn
+    from agent.judge.checks import mutation_before_evidence
+
+    def first_change(text: str) -> str | None:
+        return mutation_before_evidence(Answer.of([AnswerTurn(text, "question?")]).sents, lex)
+
+    assert first_change("扩容放在 retry 压住之后再考虑，否则新副本也会被 retry 吃掉。") is None
+    assert first_change("等 retry 压住之后再扩容，不然新副本也会被打满。") is None
+    assert first_change("先不扩容，新副本也会被重试吃掉。") is None
+    assert first_change("Scaling out can wait until the retries are capped; new replicas would drown too.") is None
+    assert first_change("I'd only add replicas once the retry storm is under control.") is None
+    assert first_change("先扩容，之后再慢慢复盘。") is not None
+    assert first_change("先把全池重启一遍，以后再复盘。") is not None
+    assert first_change("Restart the whole pool now, and we can write the postmortem later.") is not None
+
+
 def test_chinese_numerals_are_numbers_to_label(lex: Lexicon) -> None:
     """Speech-to-text writes Chinese numbers as characters: "提升了大概三倍，延迟降了百分之六十" claims two figures (shown
     as said), as "提升了 3 倍，降了 60%" does; a figure right after a Chinese character counts too."""
