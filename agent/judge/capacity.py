@@ -164,6 +164,8 @@ class _Target:
     value: float
     unit: str  # which Quantity.unit values may match ("" also matches a bare number for counts)
     binary_only: bool = False  # a signature that only a value labelled GiB (not GB) shows
+    unless: str | None = None
+    """a reference value (`_targets` name) that, stated right in binary units, makes this signature a slip"""
 
 
 def _targets(r: CapacityReference) -> list[_Target]:
@@ -188,12 +190,18 @@ def _error_signatures(p: CapacityParams, r: CapacityReference) -> list[tuple[str
         ("gb_as_gib", _Target("weights_per_rank (GB as GiB)", per_rank_gb, "gib-like", binary_only=True))
     )
     if budget_gb > 0:
-        sig.append(("gb_as_gib", _Target("kv_budget (GB as GiB)", budget_gb, "gib-like")))
+        # the budget and the count it gives follow from the per-rank weights: after 18.6 GiB per rank they
+        # are a slip in the subtraction (80 − 18.6 − 12 − 8 written as 40.4), not the unit mistake
+        derived = "weights_per_rank_gib"
+        sig.append(("gb_as_gib", _Target("kv_budget (GB as GiB)", budget_gb, "gib-like", unless=derived)))
         sig.append(
             (
                 "gb_as_gib",
                 _Target(
-                    "max_requests (GB as GiB)", math.floor(budget_gb / r.request_kv_per_rank_gib), "count"
+                    "max_requests (GB as GiB)",
+                    math.floor(budget_gb / r.request_kv_per_rank_gib),
+                    "count",
+                    unless=derived,
                 ),
             )
         )
@@ -251,12 +259,12 @@ def check_answer(
     r = reference(p)
     qs = read_quantities(text)
 
-    def hit(t: _Target, tol: float) -> Quantity | None:
+    def hit(t: _Target, tol: float, binary: bool = False) -> Quantity | None:
         for q in qs:
             if not (q.unit == t.unit or (t.unit == "count" and q.unit == "")):
                 continue
             decimal = q.exact_unit.lower() == "gb"
-            if t.binary_only and decimal:
+            if (t.binary_only or binary) and decimal:
                 continue
             if _near(q.value, t.value, tol) or (
                 decimal and not t.binary_only and _near(q.value, t.value * GIB / GB, tol)
@@ -264,10 +272,13 @@ def check_answer(
                 return q
         return None
 
-    matched: list[str] = []
     off: list[str] = []
     errors: list[str] = []
-    sigs = _error_signatures(p, r)
+    right = {t.name for t in _targets(r) if hit(t, exact)}
+    # "20 GB per rank" is right, and then taken from an 80 GiB card it is the unit mistake: only a value
+    # stated in binary units makes what follows from it a slip
+    in_gib = {t.name for t in _targets(r) if hit(t, exact, binary=True)}
+    sigs = [(kind, t) for kind, t in _error_signatures(p, r) if t.unless not in in_gib]
     for kind, t in sigs:
         q = hit(t, 0.01)
         if q is not None and not any(
@@ -276,10 +287,11 @@ def check_answer(
             name = ERROR_NAMES[kind]
             if name not in errors:
                 errors.append(name)
+    matched = [t.name for t in _targets(r) if t.name in right]
     for t in _targets(r):
-        if hit(t, exact):
-            matched.append(t.name)
-        elif (q := hit(t, slip)) is not None and not any(_near(q.value, s.value, 0.01) for _, s in sigs):
+        if t.name in right:
+            continue
+        if (q := hit(t, slip)) is not None and not any(_near(q.value, s.value, 0.01) for _, s in sigs):
             off.append(f"{t.name}: stated {q.raw}, reference {t.value:,.3g}")
     if errors:
         verdict = "unit_or_sharding_error"

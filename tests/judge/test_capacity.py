@@ -76,6 +76,26 @@ def test_small_arithmetic_slip_is_a_slip() -> None:
     assert f.off
 
 
+def test_a_subtraction_slip_after_the_right_weights_is_no_unit_error() -> None:
+    """80 - 18.6 - 12 - 8 written as 40.4 GiB (and 40.4 / 0.229 ≈ 176) lands within 1 % of what taking GB for
+    GiB gives (40 GiB, 174 requests); with the weights per rank stated right in GiB (18.6), it is a slip in the
+    subtraction, not the unit mistake. The same budget after '20 GiB per rank', or after '20 GB per rank' taken
+    from an 80 GiB card, still is that mistake."""
+    slip = (
+        "Weights 40e9 x 2 B = 80e9 B ≈ 74.5 GiB; TP=4 → 18.6 GiB per rank. KV budget per rank: 80 − 18.6 − 12 − 8 "
+        "= 40.4 GiB. KV per token 2 x 60 x 8 x 128 x 2 = 245,760 B; p95 request ≈ 0.916 GiB, 0.229 GiB per rank; "
+        "40.4 / 0.229 ≈ 176 requests."
+    )
+    f = check_answer(slip)
+    assert f.verdict == "slip", f
+    assert not f.errors and f.off
+    unit = "Weights 80 GB, so 20 GiB per rank. KV budget = 80 - 20 - 12 - 8 = 40 GiB; 0.229 GiB per rank, 174 requests."
+    assert "decimal GB taken for binary GiB" in check_answer(unit).errors
+    # 20 GB per rank is right in GB, and taken from an 80 GiB card it is the unit mistake still
+    gb = "权重 80 GB，四张卡每张 20 GB。每张卡 80 GB，减去 20、12 和 8，剩 40 GB 给 KV；每 rank 0.229 GiB，约 174 个请求。"
+    assert "decimal GB taken for binary GiB" in check_answer(gb).errors
+
+
 def test_too_few_numbers_is_insufficient() -> None:
     assert check_answer("It depends on the model; I would profile it.").verdict == "insufficient"
 
