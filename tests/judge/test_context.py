@@ -177,3 +177,23 @@ def test_an_ordered_concrete_answer_communicates_better_than_a_wall_of_words(rub
     b = assess_answer(rubric, "source-trace", wall, "en")
     assert a.checklist is not None and a.checklist.checks.structure >= 6
     assert a.scores["communication"] > b.scores["communication"]
+
+
+def test_a_verification_path_is_a_verb_of_checking_not_any_look(rubric: Rubric) -> None:
+    """'看' and '读' alone are everywhere in Chinese (看起来, 看到, 解读): a walk through the source that happens to
+    hold one is no way of verifying a claim. Reading or checking the source, the log or the config is
+    (去看 / 看一下 / 以当前源码为准 / 读源码), in either language."""
+
+    def verified(text: str, lang: str = "zh") -> set[str]:
+        ra = assess_answer(rubric, "source-trace", text, lang)  # type: ignore[arg-type]
+        assert ra.checklist is not None
+        return ra.checklist.covered() & {"drift-verify", "common-verify-source"}
+
+    walk = "请求先到 vllm/entrypoints/openai/api_server.py，看起来就是解析成 ChatCompletionRequest，再交给 AsyncLLM。"
+    assert verified(walk) == set()
+    assert verified("采样顺序每个版本都可能变，我会以当前源码为准，去看 vllm/v1/sample/sampler.py 确认，不凭经验。") == {
+        "drift-verify",
+        "common-verify-source",
+    }
+    assert verified("读一下启动日志里打印的 sampler 后端就知道了。")
+    assert verified("I'd read vllm/v1/sample/sampler.py at the pinned commit to confirm the order.", "en")
