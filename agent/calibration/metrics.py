@@ -30,26 +30,29 @@ def _check_lengths(a: Sequence[float], b: Sequence[float]) -> None:
         raise ValueError(f"length mismatch: {len(a)} vs {len(b)}")
 
 
-def exact_agreement(judge: Sequence[int], lo: Sequence[float], hi: Sequence[float] | None = None) -> Metric:
-    """Share of items where the judge's score equals the label, or lies in [lo, hi] when a range is given."""
+def _share_within(
+    judge: Sequence[int], lo: Sequence[float], hi: Sequence[float] | None, slack: int
+) -> Metric:
+    """Share of items where the judge's score lies in [lo - slack, hi + slack] (hi: lo when None)."""
     hi = lo if hi is None else hi
     _check_lengths(judge, lo)
     _check_lengths(judge, hi)
     n = len(judge)
     if n == 0:
         return Metric(value=None, n=0)
-    return Metric(value=sum(1 for j, a, b in zip(judge, lo, hi, strict=True) if a <= j <= b) / n, n=n)
+    return Metric(
+        value=sum(1 for j, a, b in zip(judge, lo, hi, strict=True) if a - slack <= j <= b + slack) / n, n=n
+    )
+
+
+def exact_agreement(judge: Sequence[int], lo: Sequence[float], hi: Sequence[float] | None = None) -> Metric:
+    """Share of items where the judge's score equals the label, or lies in [lo, hi] when a range is given."""
+    return _share_within(judge, lo, hi, 0)
 
 
 def within_one(judge: Sequence[int], lo: Sequence[float], hi: Sequence[float] | None = None) -> Metric:
     """Share of items where the judge's score is at most 1 away from the label (or from the range)."""
-    hi = lo if hi is None else hi
-    _check_lengths(judge, lo)
-    _check_lengths(judge, hi)
-    n = len(judge)
-    if n == 0:
-        return Metric(value=None, n=0)
-    return Metric(value=sum(1 for j, a, b in zip(judge, lo, hi, strict=True) if a - 1 <= j <= b + 1) / n, n=n)
+    return _share_within(judge, lo, hi, 1)
 
 
 def quadratic_weighted_kappa(a: Sequence[float], b: Sequence[float]) -> Metric:
