@@ -9,6 +9,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from agent.contracts.checklist import Checks, PathFinding
 from agent.judge import capacity
@@ -25,6 +26,9 @@ from agent.judge.matching import (
 from agent.judge.numbers import fabricated, given_values, numbers
 from agent.rubric.lexicon import Lexicon
 from agent.rubric.model import Cues
+
+if TYPE_CHECKING:
+    from agent.knowledge.paths import SymbolTable
 
 PathChecker = Callable[[str], PathFinding]
 
@@ -137,11 +141,13 @@ def cited_paths(text: str) -> list[str]:
     return seen
 
 
-def default_path_checker() -> PathChecker:
+def default_path_checker(symbols: SymbolTable | None = None) -> PathChecker:
+    """Cited paths checked against the pinned file list, and against the index's `symbols`
+    (file.py:Symbol) when given (`Sources.path_checker`)."""
     from agent.knowledge.paths import check_path
 
     def run(cited: str) -> PathFinding:
-        r = check_path(cited)
+        r = check_path(cited, symbols=symbols)
         return PathFinding(
             cited=cited,
             status=r.status.value,

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent.contracts.checklist import PathFinding
 from agent.contracts.sources import SourceRef
-from agent.judge.checks import PathChecker, cited_paths
+from agent.judge.checks import PathChecker, cited_paths, default_path_checker
 from agent.judge.matching import sentences
 from agent.rubric.loader import Rubric
 from agent.rubric.model import RoundId
@@ -55,25 +54,12 @@ class Sources:
         """A checker that also knows symbols (file.py:Symbol) when the index is built."""
         if self.index is None:
             return None
-        from agent.knowledge import check_path
-
         if self._symbols is None:
             try:
                 self._symbols = self.index.symbols()
             except Exception:
                 self._symbols = {}
-        symbols = self._symbols
-
-        def run(cited: str) -> PathFinding:
-            r = check_path(cited, symbols=symbols or None)
-            return PathFinding(
-                cited=cited,
-                status=r.status.value,
-                detail=r.reason,
-                moved_to=r.matches if r.status.value == "moved" else [],
-            )
-
-        return run
+        return default_path_checker(self._symbols or None)
 
     def for_answer(self, rubric: Rubric, round_id: RoundId, answer: str, k: int = 4) -> list[Snippet]:
         """Snippets for what the answer cites or claims about code, and for the round's question."""
