@@ -16,14 +16,13 @@ nothing half-imported, and a second run imports nothing twice.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent.db import DatabaseError, connect, redact
+from agent.util.passwords import check_password, hash_password, is_hashed
 
 USERS_FILE = "users.txt"
 REVIEWERS_FILE = "reviewers.txt"
@@ -31,12 +30,6 @@ SECRET_FILE = "ui-secret"
 """The key that signs each browser's owner id, which the sessions started without a login belong to
 (agent/ui/auth.py `browser_secret`): this file in the data dir on one machine; with the shared database,
 the row of `interview_secrets` of this name, which the first replica to start writes when there is none."""
-PBKDF2 = "pbkdf2_sha256"
-ITERATIONS = 200_000
-"""The password hash of agent/ui/auth.py (`hash_password`), which the app checks at sign-in: a
-password written plain in users.txt is stored hashed so (tests/postgres/test_pg_import.py checks
-that the app accepts it)."""
-
 Kind = Literal["user", "session", "overrides", "secret"]
 Status = Literal["imported", "skipped", "refused"]
 
@@ -104,25 +97,14 @@ def read_users(folder: Path) -> list[User]:
     return [User(n, users.get(n, ""), n in reviewers) for n in sorted({*users, *reviewers})]
 
 
-def hash_password(password: str) -> str:
-    salt = secrets.token_hex(16)
-    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt.encode(), ITERATIONS).hex()
-    return f"{PBKDF2}${ITERATIONS}${salt}${digest}"
-
-
 def _same_secret(stored: str, given: str) -> bool:
     """`stored` (the database's) is `given` (users.txt's): the same text, or `given` is a plain password
     and `stored` its hash."""
     if stored == given:
         return True
-    if given.startswith(PBKDF2 + "$") or not stored.startswith(PBKDF2 + "$"):
+    if is_hashed(given) or not is_hashed(stored):
         return False
-    try:
-        _, iterations, salt, digest = stored.split("$")
-        got = hashlib.pbkdf2_hmac("sha256", given.encode(), salt.encode(), int(iterations)).hex()
-    except ValueError:
-        return False
-    return hmac.compare_digest(got, digest)
+    return check_password(stored, given)
 
 
 def _bad_name(name: str) -> str | None:
@@ -148,7 +130,7 @@ def _user(u: User, got: dict[str, object] | None) -> tuple[Item, str | None]:
         return Item("user", u.name, "refused", why), None
     if got is not None:
         return Item("user", u.name, "skipped", ", ".join(["already in the database, the same", *role])), None
-    if u.secret.startswith(PBKDF2 + "$"):
+    if is_hashed(u.secret):
         return Item("user", u.name, "imported", ", ".join(role)), u.secret
     return Item("user", u.name, "imported", ", ".join(["password hashed", *role])), hash_password(u.secret)
 

@@ -27,8 +27,6 @@ the TCP peer's (behind a reverse proxy: the proxy's; X-Forwarded-For is not trus
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import ipaddress
 import math
 import os
@@ -46,12 +44,11 @@ from fastapi import HTTPException
 
 from agent import config
 from agent.db import database_url, redact
+from agent.util.passwords import check_password, hash_password
 
 USERS_FILE = "users.txt"
 REVIEWERS_FILE = "reviewers.txt"
 SECRET_FILE = "ui-secret"
-_PBKDF2 = "pbkdf2_sha256"
-_ITERATIONS = 200_000
 
 
 class AuthError(ValueError):
@@ -65,23 +62,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def hash_password(password: str, *, iterations: int = _ITERATIONS) -> str:
-    salt = secrets.token_hex(16)
-    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt.encode(), iterations).hex()
-    return f"{_PBKDF2}${iterations}${salt}${digest}"
-
-
-def check_password(stored: str, given: str) -> bool:
-    if stored.startswith(_PBKDF2 + "$"):
-        try:
-            _, iterations, salt, digest = stored.split("$")
-            got = hashlib.pbkdf2_hmac("sha256", given.encode(), salt.encode(), int(iterations)).hex()
-        except ValueError:
-            return False
-        return hmac.compare_digest(got, digest)
-    return hmac.compare_digest(stored.encode(), given.encode())
 
 
 def _parse(line: str, where: str) -> tuple[str, str]:
