@@ -200,19 +200,15 @@ def add(
         raise _fail(f"no dimension {dimension} in round {round_id} (dimensions: {', '.join(DIMENSIONS)})", 2)
     info = ra.judge or rep.judge
     try:
-        new = NewOverride.model_validate(
-            {
-                "transcript_id": rep.id,
-                "round": ra.round,
-                "dimension": dimension,
-                "judge_score": ra.scores[dimension],
-                "human_score": score,
-                "reason": reason,
-                "reviewer": reviewer,
-                "rubric_version": info.rubric_version,
-                "judge_model": info.model,
-                "judge_kind": info.kind,
-            }
+        new = NewOverride.judged_by(
+            info,
+            transcript_id=rep.id,
+            round_id=ra.round,
+            dimension=dimension,
+            judge_score=ra.scores[dimension],
+            human_score=score,
+            reason=reason,
+            reviewer=reviewer,
         )
     except ValidationError as e:
         err = e.errors()[0]

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from agent.contracts.report import JudgeInfo
 from agent.rubric.model import Dimension, RoundId
 
 COLUMNS: tuple[str, ...] = (
@@ -58,6 +59,36 @@ class NewOverride(BaseModel):
         if not v:
             raise ValueError("must not be blank")
         return v
+
+    @classmethod
+    def judged_by(
+        cls,
+        info: JudgeInfo,
+        *,
+        transcript_id: str,
+        round_id: str,
+        dimension: str,
+        judge_score: int,
+        human_score: int,
+        reason: str,
+        reviewer: str,
+    ) -> NewOverride:
+        """A reviewer's score for one the judge described by `info` gave: the rubric version, the judge's
+        model and kind are `info`'s. Checked as the fields say (pydantic.ValidationError)."""
+        return cls.model_validate(
+            {
+                "transcript_id": transcript_id,
+                "round": round_id,
+                "dimension": dimension,
+                "judge_score": judge_score,
+                "human_score": human_score,
+                "reason": reason,
+                "reviewer": reviewer,
+                "rubric_version": info.rubric_version,
+                "judge_model": info.model,
+                "judge_kind": info.kind,
+            }
+        )
 
 
 class Override(NewOverride):

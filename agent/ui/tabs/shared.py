@@ -446,19 +446,15 @@ def override_logged(
         return says("ui.need_reviewer", "⚠️ ")
     try:
         row = ctx.services.overrides.append(
-            NewOverride.model_validate(
-                {
-                    "transcript_id": report_id,
-                    "round": round_id,
-                    "dimension": dim,
-                    "judge_score": judge_score,
-                    "human_score": int(human),
-                    "reason": reason,
-                    "reviewer": reviewer,
-                    "rubric_version": info.rubric_version,
-                    "judge_model": info.model,
-                    "judge_kind": info.kind,
-                }
+            NewOverride.judged_by(
+                info,
+                transcript_id=report_id,
+                round_id=round_id,
+                dimension=dim,
+                judge_score=judge_score,
+                human_score=int(human),
+                reason=reason,
+                reviewer=reviewer,
             )
         )
     except ValidationError as e:
