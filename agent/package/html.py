@@ -11,6 +11,7 @@ from html import escape
 from agent.contracts.labels import cap_text, flag_line, judge_line, judge_name, reason_text
 from agent.package.labels import (
     bracketed,
+    given_head,
     joined,
     name,
     note_text,
@@ -168,11 +169,7 @@ def _version(pkg: EvidencePackage, lang: Lang) -> list[str]:
         )
         if rv_.capacity is not None:
             c = rv_.capacity
-            head = (
-                t("package.given_values", lang, seed=c.variant_seed)
-                if c.variant_seed is not None
-                else t("package.given_seed", lang)
-            )
+            head = given_head(c.variant_seed, lang)
             out.append(f"<p><b>{_e(head)}</b></p>")
             out.append(
                 _table(

@@ -25,6 +25,13 @@ def seconds(s: float | None) -> str:
     return f"{m}:{sec:02d}"
 
 
+def given_head(variant_seed: int | None, lang: Lang) -> str:
+    """What heads the capacity round's given values: the variant's seed, or the seed's own numbers."""
+    if variant_seed is not None:
+        return t("package.given_values", lang, seed=variant_seed)
+    return t("package.given_seed", lang)
+
+
 # ---------------------------------------------------------------- punctuation where texts join
 
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from agent.contracts.labels import judge_line, judge_name
 from agent.package.html import dim_titles, round_titles
-from agent.package.labels import bracketed, joined, name, number, paired, plan_name, seconds, written
+from agent.package.labels import (
+    bracketed,
+    given_head,
+    joined,
+    name,
+    number,
+    paired,
+    plan_name,
+    seconds,
+    written,
+)
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
 from agent.util.messages import colon, enumerated, labelled, listed, t, then
@@ -55,11 +65,7 @@ def render_markdown(pkg: EvidencePackage) -> str:
         out += [_row([name("asked", a.kind, lang), seconds(a.at_s), a.text]) for a in rv.asked]
         if rv.capacity is not None:
             c = rv.capacity
-            head = (
-                t("package.given_values", lang, seed=c.variant_seed)
-                if c.variant_seed is not None
-                else t("package.given_seed", lang)
-            )
+            head = given_head(c.variant_seed, lang)
             out += ["", f"**{head}**", ""]
             out += _head(
                 [
