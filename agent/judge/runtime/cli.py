@@ -70,20 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.replicas > 1:
         return _pool_main(args)
 
-    stop_event = threading.Event()
-    serving = threading.Event()
-
-    def _on_signal(signum: int, _frame: FrameType | None) -> None:
-        first = not stop_event.is_set()
-        stop_event.set()  # a second signal while stopping is ignored: stop() must finish
-        if first and not serving.is_set():
-            # still preparing or starting: unwind, so `start()` stops a half-started server
-            raise KeyboardInterrupt(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
-    die_with_parent()  # a killed serve.sh takes the judge down too
-
+    stop_event, serving = _stop_on_signals()
     server: JudgeServer | None = None
     try:
         server = prepare_judge(
@@ -97,13 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.replica_id:
             server = mark_replica(server, args.replica_id)
         server.start()
-        serving.set()
-        if stop_event.is_set():
+        if not _serving(server, stop_event, serving):
             return 0
-        with contextlib.suppress(Exception):
-            log(f"vLLM version {server.version()}, model {server.served_model_name}")
-        print(f"JUDGE_BASE_URL={server.base_url}", flush=True)
-        print(f"JUDGE_MODEL={server.served_model_name}", flush=True)
         while not stop_event.wait(1.0):
             if not server.running():
                 log("vLLM exited on its own\n" + server.log_tail())
@@ -119,6 +101,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if server is not None:
             server.stop()
+
+
+def _stop_on_signals() -> tuple[threading.Event, threading.Event]:
+    """(stop, serving), for `main` and `_pool_main`: SIGINT and SIGTERM set stop; the first while serving is
+    not yet set (still preparing or starting) also raises KeyboardInterrupt, so `start()` stops a
+    half-started server; a second signal while stopping is ignored: stop() must finish. A killed parent
+    (serve.sh) takes the judge down too."""
+    stop_event = threading.Event()
+    serving = threading.Event()
+
+    def _on_signal(signum: int, _frame: FrameType | None) -> None:
+        first = not stop_event.is_set()
+        stop_event.set()
+        if first and not serving.is_set():
+            raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    die_with_parent()
+    return stop_event, serving
+
+
+def _serving(
+    judge: JudgeServer | JudgePool, stop_event: threading.Event, serving: threading.Event, more: str = ""
+) -> bool:
+    """`judge` has started: serving is set; False when a stop came meanwhile, else its vLLM version is
+    logged (`more` after it) and the two lines serve.sh reads are printed (JUDGE_BASE_URL, JUDGE_MODEL)."""
+    serving.set()
+    if stop_event.is_set():
+        return False
+    with contextlib.suppress(Exception):
+        log(f"vLLM version {judge.version()}, model {judge.served_model_name}{more}")
+    print(f"JUDGE_BASE_URL={judge.base_url}", flush=True)
+    print(f"JUDGE_MODEL={judge.served_model_name}", flush=True)
+    return True
 
 
 def _prepare_main(args: argparse.Namespace) -> int:
@@ -143,19 +160,7 @@ def _prepare_main(args: argparse.Namespace) -> int:
 
 def _pool_main(args: argparse.Namespace) -> int:
     """`--replicas N`: N servers and the router, as `main` does for one server."""
-    stop_event = threading.Event()
-    serving = threading.Event()
-
-    def _on_signal(signum: int, _frame: FrameType | None) -> None:
-        first = not stop_event.is_set()
-        stop_event.set()
-        if first and not serving.is_set():
-            raise KeyboardInterrupt(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
-    die_with_parent()
-
+    stop_event, serving = _stop_on_signals()
     pool: JudgePool | None = None
     try:
         pool = prepare_pool(
@@ -167,13 +172,8 @@ def _pool_main(args: argparse.Namespace) -> int:
             ready_timeout=args.ready_timeout,
         )
         pool.start()
-        serving.set()
-        if stop_event.is_set():
+        if not _serving(pool, stop_event, serving, f", {args.replicas} replicas"):
             return 0
-        with contextlib.suppress(Exception):
-            log(f"vLLM version {pool.version()}, model {pool.served_model_name}, {args.replicas} replicas")
-        print(f"JUDGE_BASE_URL={pool.base_url}", flush=True)
-        print(f"JUDGE_MODEL={pool.served_model_name}", flush=True)
         print(f"JUDGE_REPLICAS={len(pool.servers)}", flush=True)
         print(f"JUDGE_REPLICA_URLS={','.join(pool.replica_urls)}", flush=True)
         print(f"JUDGE_ROUTER_METRICS={pool.router.metrics_url}", flush=True)
