@@ -16,6 +16,17 @@ from agent.rubric import load_rubric
 
 app = typer.Typer(help="Measure the judge on graded answers.", invoke_without_command=True)
 
+AnswersAtOnce = Annotated[
+    int,
+    typer.Option(
+        "--concurrency",
+        min=0,
+        help="answers graded at once, and the most requests a vLLM judge has in flight "
+        f"(0: {DEFAULT_IN_FLIGHT} for vLLM, else 1)",
+    ),
+]
+"""`--concurrency` of `eval calibrate` and `eval probes` (the answers go to `batch_size`)."""
+
 
 def _graded_sets(graded: Path | None, split: str, err: Console, *, name: str) -> dict[str, GradedSet]:
     """The one set named by --set (under `name`), or the dev and/or test split; a bad one exits 2."""
@@ -159,15 +170,7 @@ def calibrate_cmd(
         Path | None, typer.Option("--overrides", help="override log (default: <data dir>/overrides.sqlite)")
     ] = None,
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="grade K times and report the spread")] = 1,
-    concurrency: Annotated[
-        int,
-        typer.Option(
-            "--concurrency",
-            min=0,
-            help="answers graded at once, and the most requests a vLLM judge has in flight "
-            f"(0: {DEFAULT_IN_FLIGHT} for vLLM, else 1)",
-        ),
-    ] = 0,
+    concurrency: AnswersAtOnce = 0,
 ) -> None:
     """Judge vs human labels (graded set and override log): agreement, kappa, Spearman, pairs, flags."""
     from agent.calibration import calibrate, read_overrides
@@ -257,15 +260,7 @@ def probes_cmd(
     ] = None,
     judge: Annotated[str, typer.Option("--judge", help="embedded, vllm or auto")] = "embedded",
     json_out: Annotated[Path | None, typer.Option("--json", help="also write the result as JSON")] = None,
-    concurrency: Annotated[
-        int,
-        typer.Option(
-            "--concurrency",
-            min=0,
-            help="answers graded at once, and the most requests a vLLM judge has in flight "
-            f"(0: {DEFAULT_IN_FLIGHT} for vLLM, else 1)",
-        ),
-    ] = 0,
+    concurrency: AnswersAtOnce = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="list every failing case")] = False,
 ) -> None:
     """Bias probes: padding, translation, grader instructions, numbers restated as measured, rubric order."""
