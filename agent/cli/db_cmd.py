@@ -29,16 +29,19 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
+OwnerUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--url",
+        help="the database, as the role that owns the schema (default: INTERVIEW_DATABASE_URL)",
+    ),
+]
+"""`--url` of `db migrate` and `db import`: both change the schema's tables, as its owner."""
+
 
 @app.command("migrate")
 def migrate(
-    url: Annotated[
-        str | None,
-        typer.Option(
-            "--url",
-            help="the database, as the role that owns the schema (default: INTERVIEW_DATABASE_URL)",
-        ),
-    ] = None,
+    url: OwnerUrl = None,
 ) -> None:
     """Apply the numbered schema migrations not yet applied, then the checkpointer's own, and grant the
     app's role its rights. Exit 0 up to date (checked read-only: any role may ask); 1 the database cannot
@@ -206,13 +209,7 @@ def import_(
             help="the one-machine data dir, or one of its .sqlite files",
         ),
     ],
-    url: Annotated[
-        str | None,
-        typer.Option(
-            "--url",
-            help="the database, as the role that owns the schema (default: INTERVIEW_DATABASE_URL)",
-        ),
-    ] = None,
+    url: OwnerUrl = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="say what would be imported, skipped and refused; write nothing")
     ] = False,
