@@ -33,6 +33,8 @@ from agent.ui.tabs.shared import first_error, log_override, override_score, sess
 from agent.util.messages import t
 
 BULK_QUEUE = "bulk-grading"
+_BULK: dict[str, Any] = {"concurrency_id": BULK_QUEUE, "concurrency_limit": 1}
+"""What every event that grades a whole upload or session is given: its own queue, one at a time."""
 SESSIONS_SHOWN = 50
 """Sessions in Review's list, most recent first (an older one is opened by its id)."""
 
@@ -89,16 +91,14 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
         [r_file, ui, owner_state],
         review_outputs,
         api_name="open_report_file",
-        concurrency_id=BULK_QUEUE,
-        concurrency_limit=1,
+        **_BULK,
     )
     r_open_sid.click(
         ctx.bind(open_session_report),
         [r_sid, *ctx.common],
         review_outputs,
         api_name="open_session_report",
-        concurrency_id=BULK_QUEUE,
-        concurrency_limit=1,
+        **_BULK,
     )
     # a session picked from the list opens as its id typed does (the id goes into its box)
     r_pick.select(
@@ -106,8 +106,7 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
         [r_pick, *ctx.common],
         [r_sid, *review_outputs],
         api_name="open_listed_session",
-        concurrency_id=BULK_QUEUE,
-        concurrency_limit=1,
+        **_BULK,
     )
     # the list: when the tab is opened, on the language switch and whenever a session tab's session moves
     gr.on(
