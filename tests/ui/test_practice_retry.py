@@ -1,10 +1,13 @@
 """Retry this answer (issue 12), in headless Chromium, in English and Chinese: the question the last answer
 replied to comes back with that answer in the box; the new answer replaces it, the insight compares the
 two attempts, and the conversation shows the new one; nothing to retry once the candidate finished the
-round. The answer a round closed on is retried from its banner: the round opens again.
+round, and the banner of the round that finished the session says why. The answer a round closed on is
+retried with the banner's own Retry, the progress naming that round while the retry is open: closed again,
+the banner shows the total before → now; answered with less, the round opens again.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang},
-10c-closed-retrying-{lang}, 10d-reopened-{lang}.
+retry-finished-{lang}, retry-banner-{lang}, retry-closed-retrying-{lang}, retry-closed-again-{lang},
+retry-reopened-{lang}.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ SEEN = {
         "compare": "Compared with your earlier attempt: 0 →",
         "gained": "New this time",
         "finish": "Finish this round",
+        "no_retry": "so its answers can no longer be retried",
+        "retry_closed": "Retry the answer this round closed on",
+        "round_1": "Round 1 of 5",
+        "round_2": "Round 2 of 5",
         "full_plan": "Full mock: five rounds, 90 min",
         "weak": "I think it works fine and is fast.",
         "better": "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand, so memory is "
@@ -50,6 +57,10 @@ SEEN = {
         "compare": "与上一次作答相比：期望要点 0 →",
         "gained": "这次新覆盖",
         "finish": "结束本轮",
+        "no_retry": "因此不能再重答其中的回答",
+        "retry_closed": "重答本轮最后一题",
+        "round_1": "第 1 / 5 轮",
+        "round_2": "第 2 / 5 轮",
         "full_plan": "完整模拟：五轮，90 分钟",
         "weak": "我觉得它运行良好，速度很快。",
         "better": "Paged KV cache 把 KV cache 切成固定大小的 block，按需分配，不按最大长度预留显存。"
@@ -100,10 +111,14 @@ def test_retry_the_last_answer(
     retry.wait_for()
     _shot(page, screenshots, f"10b-retried-{lang}")
 
-    # once the round has closed there is nothing to retry
+    # once the round has closed there is nothing to retry: it finished the session, and its banner says why
     page.get_by_role("button", name=seen["finish"]).click()
     page.locator("#round-scores").wait_for()
     page.wait_for_function("() => document.querySelector('#retry').disabled")
+    _shows(page, "#round-scores", seen["no_retry"])
+    assert page.locator("#banner-retry").is_hidden()
+    page.locator("#round-scores").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"retry-finished-{lang}", full_page=False)
     page.context.close()
 
 
@@ -117,7 +132,6 @@ def test_retry_the_answer_a_round_closed_on(
     seen = SEEN[lang]
     page = _open(browser, served)
     _start_practice(page, ui=lang, plan=seen["full_plan"], lang=seen["lang"])  # a round follows
-    retry = page.get_by_role("button", name=seen["retry"])
     page.locator("#practice-question").get_by_text(seen["question"]).wait_for()
     opening = re.split("[:：]", _text(page, "#practice-question"), maxsplit=1)[-1].strip()
 
@@ -127,14 +141,37 @@ def test_retry_the_answer_a_round_closed_on(
     page.locator("#round-scores").wait_for()
     page.wait_for_function("() => !document.querySelector('#retry').disabled")
     assert page.locator("#send").is_disabled()  # the banner's moment
+    _shows(page, "#practice-progress", seen["round_2"])  # the next round waits
+    total = re.search(r"(\d+)/25", _text(page, "#round-scores"))
+    assert total, _text(page, "#round-scores")
+    # the banner's own Retry, beside Continue
+    on_banner = page.locator("#round-scores").get_by_role("button", name=seen["retry_closed"])
+    on_banner.wait_for()
+    page.evaluate("window.scrollTo(0, 0)")
+    _shot(page, screenshots, f"retry-banner-{lang}", full_page=False)
 
-    retry.click()
+    on_banner.click()
     _shows(page, "#practice-question", seen["retrying"])
     assert opening[:30] in _text(page, "#practice-question")
     assert page.locator("#answer textarea").input_value() == full
     page.wait_for_function("() => !document.querySelector('#send').disabled")
-    _shot(page, screenshots, f"10c-closed-retrying-{lang}")
+    # the progress names the round whose answer is retried, not the next one
+    _shows(page, "#practice-progress", seen["round_1"])
+    assert seen["round_2"] not in _text(page, "#practice-progress")
+    on_banner.wait_for(state="hidden")  # retrying: Keep my answer as it was, under the answer box
+    page.wait_for_function("() => document.activeElement === document.querySelector('#answer textarea')")
+    _shot(page, screenshots, f"retry-closed-retrying-{lang}")
 
+    # the same items again and a sentence more: the round closes again, the banner shows before → now
+    page.locator("#answer textarea").fill(full + ("。" if lang == "zh" else ". ") + seen["better"])
+    page.locator("#send").click()
+    _shows(page, "#round-scores", f"{total[1]} → ")
+    _shows(page, "#practice-progress", seen["round_2"])
+    page.locator("#round-scores").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"retry-closed-again-{lang}", full_page=False)
+
+    on_banner.click()
+    _shows(page, "#practice-question", seen["retrying"])
     page.locator("#answer textarea").fill(seen["better"])  # fewer items: a follow-up, the round open again
     page.locator("#send").click()
     _shows(page, "#answer-insight", seen["compare"].split("0")[0])
@@ -146,5 +183,6 @@ def test_retry_the_answer_a_round_closed_on(
     assert seen["retrying"] not in _text(page, "#practice-question")
     _shows(page, "#conversation", seen["better"][:30])
     assert full[:40] not in _text(page, "#conversation")
-    _shot(page, screenshots, f"10d-reopened-{lang}")
+    _shows(page, "#practice-progress", seen["round_1"])
+    _shot(page, screenshots, f"retry-reopened-{lang}")
     page.context.close()

@@ -6,6 +6,7 @@ round closed. Through the tab's handlers, as the page calls them."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,9 +14,11 @@ import pytest
 
 from agent.ui.context import AppContext
 from agent.ui.tabs.practice import answers, retry, sessions
+from agent.ui.tabs.shared import progress
+from agent.util.messages import t
 from tests.graph.script import WEAK, strong
 
-OUT = {"banner_visible": 11, "banner": 12, "send": 15, "retry": 18}
+OUT = {"view": 10, "banner_visible": 11, "banner": 12, "send": 15, "retry": 18, "banner_retry": 26}
 """Places in the tab's outputs (agent/ui/tabs/practice/tab.py `outputs`)."""
 RETRY_SEND = 6
 """Send's place in Retry's outputs."""
@@ -69,7 +72,9 @@ def test_cancel_goes_back_to_the_banner_and_finish_keeps_a_round_closed(ctx: App
 def test_a_retry_that_closes_the_round_again_shows_its_scores_on_the_banner(ctx: AppContext) -> None:
     state = sessions.start_practice(ctx, "full", "en", "", {}, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
     good = strong(ctx.rubric, "concepts")
-    closed = _send(ctx, good, state, "en")[0]
+    first = _send(ctx, good, state, "en")
+    closed, had = first[0], re.search(r"— (\d+)/25", first[OUT["banner"]])
+    assert had, first[OUT["banner"]]
     again = retry.start_retry(ctx, closed, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
     out = _send(ctx, good + " Prefix caching reuses full blocks by their hash chain.", again, "en")
     state = out[0]
@@ -77,3 +82,55 @@ def test_a_retry_that_closes_the_round_again_shows_its_scores_on_the_banner(ctx:
     assert out[OUT["banner_visible"]] == {"__type__": "update", "visible": True}
     assert isinstance(out[OUT["banner"]], str) and out[OUT["banner"]]  # the round's scores, drawn again
     assert state["insight"]["earlier"] is not None  # compared with the attempt it replaced
+    # issue 12: the banner says what the retry changed, the total before → now
+    title = ctx.rubric.round("concepts").title.get("en")
+    head = out[OUT["banner"]].splitlines()[0]
+    scored = out[OUT["view"]]["last_assessment"]  # the round closed again, with the new answer's scores
+    assert scored["round"] == "concepts"
+    assert f"{title} — {had[1]} → {scored['total']}/25" in head, head
+
+
+def _shown(outputs: list[Any]) -> list[str]:
+    """The progress lines among a handler's outputs."""
+    return [x for x in outputs if isinstance(x, str) and "coach-progress" in x]
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_progress_names_the_round_being_retried_and_the_banner_has_its_retry(
+    ctx: AppContext, ui: str
+) -> None:
+    """Issue 12: retrying from the banner, the progress line showed the next round (2 of 5) over the first
+    round's question; and the banner had no Retry of its own."""
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    out = _send(ctx, strong(ctx.rubric, "concepts"), state, ui)
+    closed = out[0]
+    first = t("ui.progress", ui, i=1, n=5, title=ctx.rubric.round("concepts").title.get(ui))
+    second = t("ui.progress", ui, i=2, n=5, title=ctx.rubric.round("source-trace").title.get(ui))
+    assert second in progress(ctx, closed, ui)  # the banner's moment: the next round waits
+
+    again = retry.start_retry(ctx, closed, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    assert first in progress(ctx, again[0], ui)  # as the language switch renders it
+    lines = _shown(again)  # and as Retry shows it
+    assert lines and first in lines[0] and second not in lines[0], lines
+    assert "data-paused" in lines[0]  # the retried round's clock, stopped where its answer left it
+    assert out[OUT["banner_retry"]] == {"__type__": "update", "visible": True}  # the banner's own Retry
+    assert again[-2] == {"__type__": "update", "visible": False}  # the banner's Retry, while retrying
+
+    back = retry.cancel_retry(ctx, again[0], ui)
+    assert second in _shown(back)[0]
+    assert back[-2] == {"__type__": "update", "visible": True}  # the banner's Retry, back
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_banner_of_a_one_round_plan_says_why_there_is_no_retry(ctx: AppContext, ui: str) -> None:
+    """Issue 12: on a one-round plan Retry stayed off after the end without a word. The round that finishes
+    the session says so on its banner; a round of a longer plan has the banner's Retry instead."""
+    state = sessions.start_practice(ctx, "concepts", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    out = _send(ctx, strong(ctx.rubric, "concepts"), state, ui)
+    assert out[0]["status"] == "done" and not out[0]["can_retry"]
+    assert t("ui.retry_off_finished", ui) in out[OUT["banner"]]
+    assert out[OUT["banner_retry"]] == {"__type__": "update", "visible": False}
+
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    out = _send(ctx, strong(ctx.rubric, "concepts"), state, ui)
+    assert t("ui.retry_off_finished", ui) not in out[OUT["banner"]]

@@ -49,9 +49,9 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     assert view.plan == "full self-check" and view.n_rounds == 6
     plan, lang, prev, box = screen.plan_controls(view)
     assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
-    # the box (off while the session runs), then the speech's note (the API's earlier outputs keep their
-    # places), then the status line and that note in both languages (states, not in the API)
-    assert out[-4] == {**box, "interactive": False}
+    # the box (off while the session runs), then the speech's note and the banner's Retry (the API's earlier
+    # outputs keep their places), then the status line and that note in both languages (states, not in the API)
+    assert out[-5] == {**box, "interactive": False}
     assert out[-2]["zh"] == f"会话 {state['sid']} 已开始。" and out[-2]["en"] == out[6]
     # the self-check plan itself: the box adds nothing more
     alone = graph.get_session(_start(ctx, "self-check", True)[0]["sid"], owner="tab:me")

@@ -344,20 +344,33 @@ def view_state(view: SessionView) -> dict[str, Any]:
 
 
 def progress(ctx: AppContext, state: dict[str, Any], ui: Lang) -> str:
-    """The round progress and clock of the session a tab keeps in `state` (see `view_state`)."""
+    """The round progress and clock of the session a tab keeps in `state` (see `view_state`).
+
+    While the round-finished banner waits, the next round with its clock at 00:00; while the candidate
+    retries the answer a round closed on (Practice's `retrying`, `closed`), that round, its clock stopped
+    where the answer left it."""
     if not state.get("sid"):
         return ""
-    return views.progress_html(
-        ctx.rubric,
-        ui,
-        status=state["status"],
-        round_id=state["round"],
-        round_index=state["round_index"],
-        n_rounds=state["n_rounds"],
-        minutes=state["minutes"],
-        elapsed_s=time.time() - state["t0"],
-        paused=bool(state.get("held")),
-    )
+    retrying = state.get("retrying") or {}
+    if retrying.get("closed") and retrying.get("round"):
+        rid = retrying["round"]
+        where: dict[str, Any] = {
+            "round_id": rid,
+            "round_index": state["round_index"] - 1,
+            "minutes": ctx.rubric.round(rid).minutes,
+            "elapsed_s": float(retrying.get("elapsed_s") or 0.0),
+            "paused": True,
+        }
+    else:
+        held = bool(state.get("held"))
+        where = {
+            "round_id": state["round"],
+            "round_index": state["round_index"],
+            "minutes": state["minutes"],
+            "elapsed_s": 0.0 if held else time.time() - state["t0"],
+            "paused": held,
+        }
+    return views.progress_html(ctx.rubric, ui, status=state["status"], n_rounds=state["n_rounds"], **where)
 
 
 def round_text(view: SessionView, round_id: str | None) -> str:

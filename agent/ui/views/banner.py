@@ -74,10 +74,21 @@ def flag_evidence_md(ra: RoundAssessment, flag: str, lang: Lang, ui: Lang) -> li
     return [f"<i>{t('ui.flag_absent', ui)}</i>"] if flag in ABSENT and ra.checklist is not None else []
 
 
-def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool) -> str:
-    """The round-finished moment: its scores, one distinct quote and a plain note per dimension."""
+def round_banner_md(
+    rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool, before: int | None = None
+) -> str:
+    """The round-finished moment: its scores, one distinct quote and a plain note per dimension.
+
+    `last`: the round finished the session (the report is below, and its answers can no longer be retried:
+    the banner says so); `before`: the round closed again on a retried answer, and had this total before
+    (the title shows before → now)."""
     title = round_title(rubric, ra.round, ui)
-    out = [f"### {t('ui.round_finished', ui, title=title, total=ra.total)}", ""]
+    head = (
+        t("ui.round_finished", ui, title=title, total=ra.total)
+        if before is None
+        else t("ui.round_finished_again", ui, title=title, before=before, total=ra.total)
+    )
+    out = [f"### {head}", ""]
     quotes = distinct_quotes(ra)
     out += [
         f"| {t('ui.dimension', ui)} | {t('ui.score', ui)} | {t('ui.quotes', ui)} | {t('ui.why', ui)} |",
@@ -107,5 +118,5 @@ def round_banner_md(rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *
             out += [f"  - {x}" for x in flag_evidence_md(ra, f, lang, ui)]
         out.append("")
     if last:
-        out.append(t("ui.round_finished_last", ui))
+        out += [t("ui.round_finished_last", ui), "", f"<i>{t('ui.retry_off_finished', ui)}</i>"]
     return "\n".join(out)

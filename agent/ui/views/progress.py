@@ -24,10 +24,8 @@ def progress_html(
 ) -> str:
     """The round, the round's progress in the session, and its clock against the time budget.
 
-    `paused`: the round waits for the candidate to continue (the round-finished banner): its clock shows
-    00:00 and does not tick in the browser (it starts on Continue)."""
-    if paused:
-        elapsed_s = 0.0
+    `paused`: the clock does not tick in the browser: it shows `elapsed_s` as it stands (00:00 for a round
+    waiting for the candidate to continue, the round-finished banner: it starts on Continue)."""
     if status == "done":
         return f"<div class='coach-progress done'>✓ {html.escape(t('ui.progress_done', lang))}</div>"
     if not n_rounds:

@@ -10,14 +10,16 @@ import gradio as gr
 from agent import graph
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.practice.screen import banner_retry
 from agent.ui.tabs.said import Said, in_ui, says, verbatim
-from agent.ui.tabs.shared import question_md
+from agent.ui.tabs.shared import progress, question_md
 
 
-def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[Any]:
+def retry_out(ctx: AppContext, state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[Any]:
     """The question (the one to answer again, or the one asked now), the answer box, the status line,
-    Retry / Cancel and Send (on while retrying the answer a round closed on, off again on its banner);
-    last, the status line in both languages (`said.follow_switch`)."""
+    Retry / Cancel and Send (on while retrying the answer a round closed on, off again on its banner), the
+    progress (naming the round whose answer is retried, `shared.progress`) and the banner's Retry; last,
+    the status line in both languages (`said.follow_switch`)."""
     retrying = bool(state.get("retrying"))
     return [
         state,
@@ -27,6 +29,8 @@ def retry_out(state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[
         gr.update(visible=not retrying, interactive=bool(state.get("can_retry"))),
         gr.update(visible=retrying),
         gr.update(interactive=not state.get("held") and state.get("status") != "done"),
+        progress(ctx, state, ui),
+        banner_retry(state),
         note,
     ]
 
@@ -38,11 +42,11 @@ def start_retry(
     box to rework; Send then replaces it (the earlier attempt is kept and compared)."""
     ui = lang_of(ui_v)
     if not state.get("sid") or not state.get("can_retry"):
-        return retry_out(state, ui, gr.update(), says("ui.nothing_to_retry"))
+        return retry_out(ctx, state, ui, gr.update(), says("ui.nothing_to_retry"))
     try:
         view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request))
     except graph.SessionError as e:
-        return retry_out(state, ui, gr.update(), verbatim(f"⚠️ {e}"))
+        return retry_out(ctx, state, ui, gr.update(), verbatim(f"⚠️ {e}"))
     # the round under way, or the round that closed on the answer (its banner is up; the next round has
     # no answer yet, so the transcript's last round is the closed one)
     closed = bool(state.get("retry_closed"))
@@ -56,14 +60,18 @@ def start_retry(
         else None
     )
     if k is None or asked is None:
-        return retry_out(state, ui, gr.update(), says("ui.nothing_to_retry"))
-    retrying = {"question": asked, "closed": closed, "round": tr.round if tr else None}
+        return retry_out(ctx, state, ui, gr.update(), says("ui.nothing_to_retry"))
+    retrying: dict[str, Any] = {"question": asked, "closed": closed, "round": tr.round if tr else None}
+    if closed:  # the round's clock where the answer left it, and the total its banner showed
+        start, end = turns[0].at_s, turns[k].at_s
+        retrying["elapsed_s"] = max(0.0, end - start) if start is not None and end is not None else 0.0
+        retrying["total"] = state.get("banner_total")
     state = {**state, "retrying": retrying, "held": False}  # held again on Cancel when the round had closed
-    return retry_out(state, ui, turns[k].text, says("ui.retry_hint"))
+    return retry_out(ctx, state, ui, turns[k].text, says("ui.retry_hint"))
 
 
 def cancel_retry(ctx: AppContext, state: dict[str, Any], ui_v: str) -> list[Any]:
     """Keep the answer as it was: back to the question asked now."""
     closed = bool((state.get("retrying") or {}).get("closed"))
     state = {**state, "retrying": None, "held": closed or bool(state.get("held"))}
-    return retry_out(state, lang_of(ui_v), "", verbatim(""))
+    return retry_out(ctx, state, lang_of(ui_v), "", verbatim(""))

@@ -68,6 +68,7 @@ def practice_out(
             gr.update(),
             gr.update(),
             gr.update(),
+            gr.update(),
             note or verbatim(""),
             gr.update(),
         ]
@@ -115,8 +116,14 @@ def practice_out(
             else views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
         )
         sources = snippets_for(ctx, round_text(view, scored.round), ui)
-        banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
+        # a retried answer closed its round again: the total before it, beside the new one
+        again = prev.get("retrying") or {}
+        before = again.get("total") if round_ended and again.get("closed") else None
+        banner = views.round_banner_md(
+            rubric, scored, view.language, ui, last=view.status == "done", before=before
+        )
         banner_visible = gr.update(visible=True)
+        state["banner_total"], state["banner_before"] = scored.total, before
     # the insight on the answer just taken: the current round's draft, or the round it closed
     insight: Any = gr.update() if same_session and not continued and not round_ended else ""
     delivery_out: Any = gr.update() if same_session and not continued and not round_ended else _no_delivery()
@@ -128,6 +135,8 @@ def practice_out(
         banner_visible, result = gr.update(visible=False), ""
     # what is on screen, for the language switch to render again (`rerender`)
     state["banner"] = bool(prev.get("banner")) and same_session and not continued and not reopened
+    for key in ("banner_total", "banner_before"):  # the banner's total, and before a retry closed it again
+        state.setdefault(key, prev.get(key) if state["banner"] else None)
     state["shown_round"] = prev.get("shown_round") if same_session else None
     state["insight"] = prev.get("insight") if same_session and not continued and not round_ended else None
     state["delivery"] = prev.get("delivery") if state["insight"] else None
@@ -223,9 +232,15 @@ def practice_out(
         delivery_out,
         self_check_box(controls[3], view),
         gr.update() if voice is None else in_ui(voice, ui),
+        banner_retry(state),
         notes,
         gr.update() if voice is None else voice,
     ]
+
+
+def banner_retry(state: dict[str, Any]) -> Any:
+    """The banner's own Retry: shown while the answer its round closed on may be retried, and not being."""
+    return gr.update(visible=bool(state.get("retry_closed")) and not state.get("retrying"))
 
 
 def report_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
@@ -291,7 +306,14 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     if scored is not None:
         sources = snippets_for(ctx, round_text(view, scored.round), ui)
         if state.get("banner"):
-            banner = views.round_banner_md(rubric, scored, view.language, ui, last=view.status == "done")
+            banner = views.round_banner_md(
+                rubric,
+                scored,
+                view.language,
+                ui,
+                last=view.status == "done",
+                before=state.get("banner_before"),
+            )
         if view.status != "done":
             result = views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
     insight: Any = gr.update()

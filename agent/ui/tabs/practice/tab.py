@@ -30,6 +30,12 @@ SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNe
 """After Start, Resume, Send, Finish and Continue: on a narrow screen (a phone), the new question, or the
 round's scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
 
+FOCUS_ANSWER_JS = (
+    "() => { const a = document.querySelector('#answer textarea');"
+    " if (a) { a.scrollIntoView({block: 'center'}); a.focus({preventScroll: true}); } }"
+)
+"""After the banner's Retry: the answer box, with the answer to rework, scrolled into view and focused."""
+
 
 PRACTICE_IDS = PlanIds(
     plan="plan", previous="practice-previous", lang="session-lang", self_check="self-check", start="start"
@@ -46,7 +52,12 @@ def build(ctx: AppContext) -> SessionPane:
         # the round-finished moment: at the top, until the candidate continues
         with gr.Column(visible=False, elem_id="round-scores", elem_classes=["coach-banner"]) as p_banner:
             p_banner_md = gr.Markdown("", elem_classes=["coach-md"])
-            p_continue = T(gr.Button, {"value": "ui.continue"}, variant="primary", elem_id="continue")
+            with gr.Row(elem_classes=["coach-banner-actions"]):
+                p_continue = T(gr.Button, {"value": "ui.continue"}, variant="primary", elem_id="continue")
+                # the answer the round closed on, answered again (`retry.start_retry`): shown while it may be
+                p_banner_retry = T(
+                    gr.Button, {"value": "ui.retry_closed"}, visible=False, elem_id="banner-retry"
+                )
         row = plan_row(ctx, p_state, "practice", plan="concepts", ids=PRACTICE_IDS)
         with gr.Row():
             p_sid = T(
@@ -160,6 +171,7 @@ def build(ctx: AppContext) -> SessionPane:
         p_delivery,
         row.self_check,
         p_voice,
+        p_banner_retry,
         p_status_said,
         p_voice_said,
     ]
@@ -218,8 +230,23 @@ def build(ctx: AppContext) -> SessionPane:
     ctx.ui.change(
         bind(list_unfinished), common, p_unfinished, api_name="list_unfinished", show_progress="hidden"
     )
-    retry_outputs = [p_state, p_question, p_answer, p_status, p_retry, p_retry_cancel, p_send, p_status_said]
+    retry_outputs = [
+        p_state,
+        p_question,
+        p_answer,
+        p_status,
+        p_retry,
+        p_retry_cancel,
+        p_send,
+        p_progress,
+        p_banner_retry,
+        p_status_said,
+    ]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
+    # the banner's own Retry: the same, then the answer box in view, ready to edit
+    p_banner_retry.click(
+        bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_closed_answer"
+    ).then(fn=None, js=FOCUS_ANSWER_JS, api_name="focus_answer", show_progress="hidden")
     p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
     gr.on(
         [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
