@@ -16,6 +16,7 @@ from agent.contracts.transcript import TranscriptRound
 from agent.grading.render import report_markdown
 from agent.graph.state import Previous
 from agent.judge.matching import sentences
+from agent.judge.scoring import risks_and_actions
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 from agent.util import messages
@@ -225,6 +226,38 @@ def fill_narrative(rubric: Rubric, tr: TranscriptRound, lang: Lang) -> FilledNar
                 fields.append(NarrativeField(label=label, text=best, collected=True))
         sections.append(NarrativeSectionFilled(id=sec.id, title=sec.title.get(lang), fields=fields))
     return FilledNarrative(sections=sections)
+
+
+def shown_in(report: SessionReport, rubric: Rubric, lang: Lang) -> SessionReport:
+    """The report as shown in the interface language `lang`: its own words there (headings, the risks, the
+    next actions' sentences, the narrative's section titles, field labels and 'not collected'); the
+    candidate's words and the rubric's items it names (missing evidence, the items of a next action) stay
+    in the session's language, as stored."""
+    shown = report.model_copy(update={"language": lang})
+    if lang == report.language:
+        return shown
+    risks, actions = risks_and_actions(rubric, report.rounds, lang, items=report.language)
+    update: dict[str, object] = {"risks": risks, "next_actions": actions}
+    if report.narrative is not None:
+        nar = rubric.narrative
+        by_id = {sec.id: sec for sec in nar.sections}
+        sections: list[NarrativeSectionFilled] = []
+        for filled in report.narrative.sections:
+            sec = by_id.get(filled.id)
+            if sec is None or len(sec.fields) != len(filled.fields):  # another rubric's narrative: as it is
+                sections.append(filled)
+                continue
+            fields = [
+                NarrativeField(
+                    label=_field_label(f.get(lang)),
+                    text=x.text if x.collected else nar.not_collected.get(lang),
+                    collected=x.collected,
+                )
+                for f, x in zip(sec.fields, filled.fields, strict=True)
+            ]
+            sections.append(NarrativeSectionFilled(id=filled.id, title=sec.title.get(lang), fields=fields))
+        update["narrative"] = FilledNarrative(sections=sections)
+    return shown.model_copy(update=update)
 
 
 # ---------------------------------------------------------------- Markdown

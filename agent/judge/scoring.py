@@ -305,9 +305,12 @@ def score_round(
 
 
 def risks_and_actions(
-    rubric: Rubric, rounds: list[RoundAssessment], lang: Lang
+    rubric: Rubric, rounds: list[RoundAssessment], lang: Lang, items: Lang | None = None
 ) -> tuple[list[str], list[str]]:
-    """Risks (any accuracy 1 or validation 1, on their own) and the two lowest dimensions as actions."""
+    """Risks (any accuracy 1 or validation 1, on their own) and the two lowest dimensions as actions, in
+    `lang`; the rubric's items an action names in `items` (default `lang`: a report shown in another
+    interface language keeps them in the session's language, as its missing evidence is)."""
+    items_lang = items or lang
     msgs = rubric.lexicon.messages
     templates = rubric.lexicon.next_actions
     risks: list[str] = []
@@ -325,13 +328,15 @@ def risks_and_actions(
         lowest = sorted(DIMENSIONS, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[
             :2
         ]
-        items = rubric.evidence(rnd.id)
+        expected = rubric.evidence(rnd.id)
         covered = ra.checklist.covered() if ra.checklist else set()
         for d in lowest:
             miss = [
-                i.text.get(lang).rstrip("。.") for i in items if d in i.dimensions and i.id not in covered
+                i.text.get(items_lang).rstrip("。.")
+                for i in expected
+                if d in i.dimensions and i.id not in covered
             ][:2]
-            sep = "；" if lang == "zh" else "; "
+            sep = "；" if items_lang == "zh" else "; "
             listed = sep.join(miss) if miss else ("—")
             actions.append(templates[d].get(lang).format(round=title, items=listed))
     return risks, actions

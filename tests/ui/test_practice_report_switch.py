@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 OTHER = {"en": "zh", "zh": "en"}
-REPORT = {  # the report's own words (its heading first): not the candidate's quotes, nor the rubric's items,
-    # follow-ups and next actions, which are the session's, in its interview language (as in the insight)
+REPORT = {  # the report's own words (its heading first): not the candidate's quotes, nor the rubric's items
+    # and follow-ups, which are the session's, in its interview language (as in the insight); the next
+    # actions' sentences and the narrative's titles follow too (tests/ui/test_report_words_switch.py)
     "en": ["Interview report", "Dimension", "Score", "Quotes (verbatim from the answer)", "Missing evidence",
            "Next follow-ups"],
     "zh": ["面试评分报告", "维度", "分数", "引用（逐字来自回答）", "缺失证据", "建议追问"],

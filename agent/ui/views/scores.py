@@ -11,7 +11,7 @@ from agent.contracts import labels
 from agent.contracts.labels import flag_line, why_text
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
 from agent.grading.render import bullets, quote_items, score_table_head
-from agent.graph.report import SessionReport, session_markdown
+from agent.graph.report import SessionReport, session_markdown, shown_in
 from agent.overrides import EffectiveScore, effective_totals
 from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
@@ -95,7 +95,7 @@ def finished_report_md(
     """A finished session's report in the interface language `ui` (the language switch renders it again),
     its scores as Review has them: after its heading, every overridden score (`effective`), judge →
     effective, with who changed it and why. The candidate's words and quotes stay as they were said."""
-    shown = report.model_copy(update={"language": ui})
+    shown = shown_in(report, rubric, ui)
     heading, _, rest = session_markdown(shown, rubric).partition("\n")
     changed = effective_md(shown, effective, rubric)
     return f"{heading}\n\n{changed}{rest}" if changed else f"{heading}\n{rest}"
