@@ -1,9 +1,12 @@
 """Review's list of sessions (issue 12): a coach picks a session by its plan, mode, interview language and
-date instead of typing its id; picking one opens it as the id typed does. In headless Chromium, in English
-and in Chinese; and whose sessions the list holds (the caller's own; a reviewer's, every user's).
+date instead of typing its id; picking one opens it as the id typed does; a session's name reads whole at
+1280 px (the list the page's width) and at 390 px (wrapped, in the list and in the box once picked). In
+headless Chromium, in English and in Chinese; and whose sessions the list holds (the caller's own; a
+reviewer's, every user's).
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): h1-review-sessions-{lang},
-h1-review-opened-{lang}, h1-review-sessions-switched-{lang}.
+h1-review-opened-{lang}, h1-review-sessions-switched-{lang}, retry-review-sessions-phone-{lang},
+retry-review-picked-phone-{lang}.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from agent.ui.context import AppContext, Services
 from agent.ui.texts import Texts
 from tests.ui.conftest import Served
 from tests.ui.test_browser import _interface, _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_practice_loop import _text
+from tests.ui.test_practice_phone import PHONE
 from tests.ui.test_review_browser import ANSWERS, SEEN
 
 if TYPE_CHECKING:
@@ -41,6 +46,12 @@ LIST = {
     },
 }
 PICK = "#review-sessions input"
+CUT = """s => [...document.querySelectorAll(s)].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${e.tagName.toLowerCase()} ${e.scrollWidth} > ${e.clientWidth}: ${e.value || e.innerText}`)"""
+"""The elements matching a selector whose text is wider than their box (cut, or hidden past an ellipsis)."""
+OUTSIDE = """s => [...document.querySelectorAll(s)].filter(e => e.getBoundingClientRect().right > window.innerWidth)
+  .map(e => e.innerText)"""
+"""The elements matching a selector that reach past the screen's right edge."""
 
 
 def _options(page: Page, n: int) -> list[str]:
@@ -102,6 +113,8 @@ def test_review_lists_the_sessions_by_name_and_opens_the_one_picked(
     _shows(page, "#review-table", seen["dims"][-1])
     assert page.locator("#review-sid :is(input, textarea)").input_value() == done  # as if typed
     assert page.locator(PICK).input_value() == finished
+    # the picked session's name whole in its box on a wide screen (a blind tester saw it cut at 1280 px)
+    assert page.evaluate(CUT, PICK) == [], page.evaluate(CUT, PICK)
     _shot(page, screenshots, f"h1-review-opened-{lang}")
 
     # the language switch names the sessions again, the one picked still picked
@@ -113,6 +126,23 @@ def test_review_lists_the_sessions_by_name_and_opens_the_one_picked(
     assert len(switched) == 2 and LIST[other]["under_way"] in switched[0], switched
     assert LIST[other]["language"][other] in switched[1] and switched[1].endswith(done), switched
     _shot(page, screenshots, f"h1-review-sessions-switched-{other}", full_page=False)
+
+    # on a phone (390 px) each listed session reads whole, wrapped, within the screen; the one picked too
+    page.keyboard.press("Escape")
+    page.evaluate("() => document.activeElement?.blur()")  # the list opens as the box takes the focus
+    page.set_viewport_size(PHONE)
+    shown = _options(page, 2)
+    assert shown == switched
+    assert page.evaluate(CUT, "[role=option]") == [], page.evaluate(CUT, "[role=option]")
+    assert page.evaluate(OUTSIDE, "[role=option]") == []
+    _shot(page, screenshots, f"retry-review-sessions-phone-{other}", full_page=False)
+    page.keyboard.press("Escape")
+    page.evaluate("() => document.activeElement?.blur()")
+    page.wait_for_function("() => document.querySelector('#review-sessions .coach-picked')?.offsetParent")
+    assert page.evaluate(CUT, "#review-sessions .coach-picked") == []
+    assert LIST[other]["mode"] in _text(page, "#review-sessions") and done in _text(page, "#review-sessions")
+    page.locator("#review-sessions").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"retry-review-picked-phone-{other}", full_page=False)
     page.context.close()
 
 

@@ -133,3 +133,18 @@ new MutationObserver(() => requestAnimationFrame(coachLabelTables)).observe(docu
   childList: true,
   subtree: true,
 });
+
+// Review's session picked, its whole name beside the box's one-line input (shown on a phone, where the
+// name wraps in the box: static/app.css `coach-picked`); Gradio sets the input's value without an event.
+setInterval(() => {
+  const input = document.querySelector("#review-sessions input");
+  if (!input || !input.parentElement) return;
+  let picked = input.parentElement.querySelector(".coach-picked");
+  if (!picked) {
+    picked = document.createElement("span");
+    picked.className = "coach-picked";
+    picked.setAttribute("aria-hidden", "true");
+    input.after(picked);
+  }
+  if (picked.textContent !== input.value) picked.textContent = input.value;
+}, 300);

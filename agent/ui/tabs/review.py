@@ -46,6 +46,15 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
     with gr.Tab(t("ui.tab_review", ctx.ui_lang), id="review") as tab_review:
         T.register(tab_review, {"label": "ui.tab_review"})
         T(gr.Markdown, {"value": "ui.review_intro"})
+        # the sessions by name, the whole width: a name (plan, mode, language, date, id) is read whole (on a
+        # phone it wraps under the box: static/app.js, app.css `coach-picked`)
+        r_pick = T(
+            gr.Dropdown,
+            {"label": "ui.review_sessions", "info": "ui.review_sessions_info"},
+            choices=[],
+            value=None,
+            elem_id="review-sessions",
+        )
         with gr.Row():
             r_file = T(
                 gr.File,
@@ -56,13 +65,6 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
                 elem_id="review-file",
             )
             with gr.Column(scale=1):
-                r_pick = T(
-                    gr.Dropdown,
-                    {"label": "ui.review_sessions", "info": "ui.review_sessions_info"},
-                    choices=[],
-                    value=None,
-                    elem_id="review-sessions",
-                )
                 r_sid = T(gr.Textbox, {"label": "ui.open_session_id"}, elem_id="review-sid")
                 r_open_sid = T(gr.Button, {"value": "ui.open_session"})
         r_status = gr.Markdown("", elem_id="review-status")
