@@ -97,9 +97,11 @@ SAVED_LANGUAGE_JS = "(saved, current) => (saved === 'en' || saved === 'zh' ? sav
 """The interface language this browser chose last, else the switch as it is (the same value changes nothing)."""
 
 
-GRADIO_LOCALE_JS = "async (v) => [window.coachGradioLocale && (await window.coachGradioLocale(v)) ? v : '']"
+GRADIO_LOCALE_JS = (
+    "async (v, ...values) => [window.coachGradioLocale && (await window.coachGradioLocale(v)) ? v : '', ...values]"
+)
 """Sets the locale of Gradio's frontend to the switch's language (`static/app.js`); hands the language on
-when that changed the locale, else ''."""
+when that changed the locale, else '', and the values of the blocks that show Gradio's strings as they are."""
 
 
 def gradio_string_blocks(app: gr.Blocks) -> list[gr.components.Component]:
@@ -110,35 +112,49 @@ def gradio_string_blocks(app: gr.Blocks) -> list[gr.components.Component]:
     return [b for b in app.blocks.values() if isinstance(b, (gr.File, gr.Audio))]
 
 
+def remounted(block: gr.components.Component, value: Any) -> bool:
+    """Whether the locale's switch mounts `block` again (hidden, then shown): not a gr.Audio holding audio.
+
+    Gradio 6 keeps a hidden component's value and mounts it again with it when shown, but a player mounted
+    again loads and decodes its audio anew: it is gone for a moment, then shows 0:00 / 0:00 until the audio
+    is decoded (seconds on a busy machine; issue 12). A player with audio stays mounted: the few strings of
+    Gradio's it shows then (its "Download", "Share", "Clear", "Play" / "Pause") are put in the new language
+    by the page (`gradio_player` in `messages/ui.yaml`, `static/gradio_fixed.js`); what Gradio draws after
+    the switch is in the new locale. `value`: the block's value as the page has it (not preprocessed)."""
+    return not (isinstance(block, gr.Audio) and bool(value))
+
+
 def follow_gradio_locale(app: gr.Blocks, ui: gr.Radio, triggers: list[Any]) -> None:
     """Gradio's own strings follow the language switch, on load and on each switch.
 
     Gradio's frontend takes its locale from the browser's language when the page loads; the page sets it to
     the switch's language (`GRADIO_LOCALE_JS`: Gradio's own `changeLocale`). A component renders those
     strings when it is mounted, so when the locale changed, the components that show them are hidden
-    (unmounted) and shown again (mounted in the new locale), their values kept. The question's player, which
-    plays on its own when it is mounted with a value, does not play the question again: the page keeps still
-    the playing that follows the switch (`static/app.js`)."""
+    (unmounted) and shown again (mounted in the new locale), their values kept, but for the players that
+    hold audio (`remounted`), which stay as they are, their audio and its duration on screen."""
     blocks = gradio_string_blocks(app)
 
-    def hide_for_locale(ui_v: str | None) -> list[Any]:
-        """Hidden when the locale changed (`ui_v`: the switch's language; '' when it did not)."""
+    def hide_for_locale(ui_v: str | None, *values: Any) -> list[Any]:
+        """Hidden when the locale changed (`ui_v`: the switch's language; '' when it did not), each block
+        `remounted`; last, which were hidden."""
         moved = ui_v in ("en", "zh")
-        return [*[gr.update(visible=False) if moved else gr.update()] * len(blocks), moved]
+        hidden = [moved and remounted(b, v) for b, v in zip(blocks, values, strict=True)]
+        return [*[gr.update(visible=False) if h else gr.update() for h in hidden], hidden]
 
-    def show_in_locale(moved: bool) -> list[Any]:
-        """Shown again, so mounted in the new locale."""
-        return [gr.update(visible=True) if moved else gr.update()] * len(blocks)
+    def show_in_locale(hidden: list[bool] | None) -> Any:
+        """Shown again, so mounted in the new locale: those `hide_for_locale` hid."""
+        shown = [gr.update(visible=True) if h else gr.update() for h in hidden or [False] * len(blocks)]
+        return shown if len(shown) > 1 else shown[0]
 
     for i, trigger in enumerate(triggers):
         suffix = "" if i == 0 else "_on_load"
-        changed = gr.State(False)  # one per trigger: a load and a switch may run at once
+        changed = gr.State([])  # one per trigger: a load and a switch may run at once
         trigger(
             hide_for_locale,
-            ui,
+            [ui, *blocks],
             [*blocks, changed],
             js=GRADIO_LOCALE_JS,
-            preprocess=False,  # '' is no choice of the switch
+            preprocess=False,  # '' is no choice of the switch; the values are only looked at
             api_name=f"gradio_locale{suffix}",
             show_progress="hidden",
             concurrency_limit=None,

@@ -37,15 +37,29 @@ def gradio_fixed() -> list[tuple[str, str]]:
     return [(e["en"], e["zh"]) for key, e in catalogue().items() if key.startswith(GRADIO_FIXED)]
 
 
+GRADIO_PLAYER = "ui.gradio_player."
+"""The group of `messages/ui.yaml` that holds Gradio's own messages a player holding audio shows, in its en and
+zh-CN."""
+
+
+def gradio_player() -> list[tuple[str, str]]:
+    """(Gradio's English, Gradio's Chinese) for each of its messages a player holding audio shows ("Download",
+    "Play", …): the page puts them in the new language on a switch, as the player is not mounted again
+    (`agent.ui.app.remounted`)."""
+    return [(e["en"], e["zh"]) for key, e in catalogue().items() if key.startswith(GRADIO_PLAYER)]
+
+
 @cache
 def head() -> str:
     """The page head's scripts: `static/app.js` (the round clock, counted in the browser, and Gradio's locale
-    set by the language switch) and `static/gradio_fixed.js` with its pairs (`gradio_fixed`) as
-    `window.coachGradioFixed`."""
+    set by the language switch) and `static/gradio_fixed.js` with its pairs (`gradio_fixed`, `gradio_player`)
+    as `window.coachGradioFixed` and `window.coachGradioPlayer`."""
     pairs = json.dumps(gradio_fixed(), ensure_ascii=False).replace("</", "<\\/")
+    player = json.dumps(gradio_player(), ensure_ascii=False).replace("</", "<\\/")
     return (
         f"<script>\n{_read('app.js')}</script>\n"
-        f"<script>\nwindow.coachGradioFixed = {pairs};\n{_read('gradio_fixed.js')}</script>\n"
+        f"<script>\nwindow.coachGradioFixed = {pairs};\nwindow.coachGradioPlayer = {player};\n"
+        f"{_read('gradio_fixed.js')}</script>\n"
     )
 
 

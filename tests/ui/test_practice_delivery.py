@@ -2,7 +2,12 @@
 real offline Whisper, sent; its delivery figures (pace, fillers, long pauses) show beside the insight, say
 they are no part of the five scores, follow the language switch, and a typed answer after it has none.
 
-Screenshots go to $COACH_SCREENSHOTS (default: <tmp>/coach-screenshots): 14a-… and 14b-….
+Before it is sent, the language switch to the other language and back leaves the question's player and the
+recording's player on screen with their audio and its duration at every moment (issue 12: they were mounted
+again and showed 0:00 / 0:00), Gradio's own words in them in the language switched to. Once it is sent, the
+recorder is empty, and Transcribe says there is nothing recorded (issue 12: it pasted the old answer again).
+
+Screenshots go to $COACH_SCREENSHOTS (default: <tmp>/coach-screenshots): 14a-…, 14b-… and audio-….
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from agent.util.messages import t
 from tests.ui.conftest import Served
 from tests.ui.test_browser import _interface, _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
 from tests.voice.test_delivery_stt import joined
@@ -58,6 +64,24 @@ SEEN = {
     },
 }
 OTHER = {"en": "zh", "zh": "en"}
+PLAYERS = ["#practice-question-audio", "#practice-mic"]
+GRADIO_PLAYER = {"en": {"download": "Download", "clear": "Clear"}, "zh": {"download": "下载", "clear": "清除"}}
+"""Gradio's own words in a player holding audio (its frontend's en and zh-CN messages)."""
+WATCH_PLAYERS_JS = """(players) => {
+  clearInterval(window.coachPlayersWatch);
+  window.coachPlayersSeen = new Set();
+  const look = () => players.map((s) => {
+    const el = document.querySelector(s);
+    if (!el || el.offsetParent === null) return `${s}: gone`;
+    const times = el.innerText.match(/\\d+:\\d\\d/g) || [];
+    return `${s}: ${times.length ? times[times.length - 1] : "no duration"}`;
+  }).join(" ; ");
+  const note = () => window.coachPlayersSeen.add((window.coachPlayersNow = look()));
+  note();
+  window.coachPlayersWatch = setInterval(note, 20);
+}"""
+"""Watches what the players show, every 20 ms: each one's duration (the last time it shows), or that it is gone;
+all it saw in `coachPlayersSeen`, the last in `coachPlayersNow`."""
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +108,35 @@ def _text(page: Page, selector: str) -> str:
     return str(page.evaluate("s => document.querySelector(s)?.innerText || ''", selector))
 
 
+def _labels(page: Page, selector: str) -> list[str]:
+    return list(page.evaluate("s => [...document.querySelectorAll(`${s} [aria-label]`)].map(e => e.ariaLabel)", selector))
+
+
+def _players_kept(page: Page, screenshots: Path, lang: str) -> None:
+    """The switch to the other language and back: at every moment the players show the duration they showed
+    before it; Gradio's words in them follow the switch."""
+    page.evaluate(WATCH_PLAYERS_JS, PLAYERS)
+    page.wait_for_function(  # both players have their audio: each shows its duration
+        "() => window.coachPlayersNow.split(' ; ').every(p => /: (?!0:00)\\d+:\\d\\d$/.test(p))"
+    )
+    _shot(page, screenshots, f"audio-{lang}-before-switch")
+    page.evaluate(WATCH_PLAYERS_JS, PLAYERS)  # from here on
+    [before] = page.evaluate("[...window.coachPlayersSeen]")
+    for to in (OTHER[lang], lang):
+        _interface(page, to)
+        page.locator("#practice-mic").get_by_text(t("ui.record", to)).wait_for()
+        words = GRADIO_PLAYER[to]
+        page.locator(f"#practice-question-audio [aria-label='{words['download']}']").wait_for()
+        page.locator(f"#practice-mic [aria-label='{words['clear']}']").wait_for()
+        page.wait_for_timeout(2500)  # the switch's events are done (Gradio's strings' ones included)
+        for player in PLAYERS:
+            other = set(GRADIO_PLAYER[OTHER[to]].values()) & set(_labels(page, player))
+            assert not other, (player, to, other)
+        _shot(page, screenshots, f"audio-{lang}-switched-to-{to}")
+    seen = page.evaluate("clearInterval(window.coachPlayersWatch), [...window.coachPlayersSeen]")
+    assert seen == [before], f"the players while switching, expected {before!r} throughout: {seen}"
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     browser: Browser,  # noqa: F811
@@ -105,6 +158,7 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     answer = page.locator("#answer textarea").input_value()
     assert ("cache" in answer.lower()) if lang == "en" else ("调" in answer), answer
     assert not page.locator("#answer-delivery").is_visible()  # nothing before the answer is sent
+    _players_kept(page, screenshots, lang)
 
     # sent: the insight, and beside it the delivery figures
     page.locator("#send").click()
@@ -120,6 +174,14 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     figures_box = page.locator("#answer-delivery").bounding_box()
     assert insight_box and figures_box and figures_box["x"] > insight_box["x"]  # beside it, on a wide screen
     _shot(page, screenshots, f"14a-delivery-{lang}")
+
+    # the recording went with the answer: the recorder is empty, and Transcribe says there is nothing to transcribe
+    page.wait_for_function("s => !/\\d:\\d\\d/.test(document.querySelector(s)?.innerText || '')", arg="#practice-mic")
+    assert GRADIO_PLAYER[lang]["clear"] not in _labels(page, "#practice-mic")
+    page.locator("#transcribe").click()
+    _shows(page, "#practice-status", t("ui.no_audio", lang))
+    assert page.locator("#answer textarea").input_value() == ""
+    _shot(page, screenshots, f"audio-{lang}-after-send")
 
     # the language switch renders them again in the other language
     other = SEEN[OTHER[lang]]

@@ -6,6 +6,9 @@
 // of Gradio's own controls), as Gradio draws them; on a switch back to English, Gradio's English is put back.
 // The pairs are data: messages/ui.yaml `gradio_fixed` (`en` as Gradio writes it, its {fields} the parts Gradio
 // fills in), handed to the page by agent/ui/assets.py as `window.coachGradioFixed`.
+// A player holding audio is not mounted again on a switch (agent/ui/app.py remounted: it would load its audio
+// anew), so the few of Gradio's own messages it shows ("Download", "Play", …: messages/ui.yaml `gradio_player`,
+// `window.coachGradioPlayer`) are put in the new language here, both ways, when the locale changes.
 (() => {
   if (window.coachGradioFixedRules) return; // the page's head ran this once already
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -90,11 +93,33 @@
     }
   });
 
+  // The players holding audio: Gradio's messages they show, from the other language into `zh` or English.
+  const PLAYERS = ".block:has(audio)";
+  const playerWords = (toZh) => new Map((window.coachGradioPlayer || []).map(([en, zh]) => (toZh ? [en, zh] : [zh, en])));
+  const translatePlayers = (toZh) => {
+    const words = playerWords(toZh);
+    for (const block of document.querySelectorAll(PLAYERS)) {
+      const walk = document.createTreeWalker(block, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      for (let node = block; node; node = walk.nextNode()) {
+        if (node.nodeType === Node.TEXT_NODE) {
+          const word = node.data.trim();
+          if (words.has(word) && !node.parentElement?.closest(CONTENT)) node.data = node.data.replace(word, words.get(word));
+        } else {
+          for (const name of ATTRS) {
+            const value = node.getAttribute(name);
+            if (value !== null && words.has(value)) node.setAttribute(name, words.get(value));
+          }
+        }
+      }
+    }
+  };
+
   let on = false;
   const follow = () => {
     const zh = /^zh\b/i.test(document.documentElement.lang || "");
     if (zh === on || !document.body) return;
     on = zh;
+    translatePlayers(zh);
     if (zh) {
       swapTree(document.body);
       observer.observe(document.body, {

@@ -19,7 +19,9 @@ def retry_out(ctx: AppContext, state: dict[str, Any], ui: Lang, answer: Any, not
     """The question (the one to answer again, or the one asked now), the answer box, the status line,
     Retry / Cancel and Send (on while retrying the answer a round closed on, off again on its banner), the
     progress (naming the round whose answer is retried, `shared.progress`) and the banner's Retry; last,
-    the status line in both languages (`said.follow_switch`)."""
+    the status line in both languages (`said.follow_switch`). A recording in the recorder stays
+    (`moved_on`: nothing was taken)."""
+    state = {**state, "moved_on": False}
     retrying = bool(state.get("retrying"))
     return [
         state,

@@ -204,6 +204,9 @@ def practice_out(
         and answered is not None
         and any(x.role == "candidate" for x in answered.turns)
     )
+    # the answer box is emptied for what comes next (the answer taken, a round moved on, another session): the
+    # recording transcribed into it goes too (`answer_controls`), so Transcribe cannot paste it again
+    state["moved_on"] = not view.message
     retrying = bool(state.get("retrying"))
     report = report_md(ctx, view, ui)
     controls = plan_controls(view) if not same_session else [gr.update()] * 4
@@ -258,10 +261,12 @@ def report_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
 
 def answer_controls(state: dict[str, Any]) -> list[Any]:
     """The answer box, Transcribe and the recorder: off once the session on screen is finished (as Send,
-    Retry and Finish are, `practice_out`). Run when the tab's state changes, so the API's outputs of the
+    Retry and Finish are, `practice_out`); the recorder emptied when the answer box was (`moved_on`: after
+    Send, a round moved on, another session). Run when the tab's state changes, so the API's outputs of the
     session's events keep their values."""
     on = state.get("status") != "done"
-    return [gr.update(interactive=on)] * 3
+    mic = gr.update(interactive=on, value=None) if state.get("moved_on") else gr.update(interactive=on)
+    return [gr.update(interactive=on), gr.update(interactive=on), mic]
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
