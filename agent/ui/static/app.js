@@ -61,9 +61,9 @@ window.coachGradioLocale = async (lang) => {
   return html.lang === want;
 };
 
-// The players are mounted again in the new locale (see above); the question's player plays on its own when it
-// is mounted with a value (its audio element is made with `autoplay`, then told to play), and would read the
-// question again. For a while after the switch (until the person clicks or types, at most 10 s) an audio
+// A player holding audio is no longer mounted again on a switch (agent/ui/app.py remounted); this stays as a
+// guard for one that is: the question's player plays on its own when it is mounted with a value (its audio
+// element is made with `autoplay`, then told to play), and would read the question again. For a while after the switch (until the person clicks or types, at most 10 s) an audio
 // element made then does not play on its own; it plays when asked to, and the next question's speech plays
 // on its own as before.
 window.coachQuietUntil = 0;
