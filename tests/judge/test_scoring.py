@@ -333,6 +333,22 @@ def test_a_thin_but_right_answer_is_core_right_not_wrong(rubric: Rubric) -> None
     assert assess_answer(rubric, "concepts", CONCEPTS_WRONG_CORE, "en").scores["accuracy"] == 1
 
 
+def test_a_plain_answer_on_a_fifth_of_the_round_communicates_at_three(rubric: Rubric) -> None:
+    """Communication's '3 = core right but thin' floor asks the same share of the round as accuracy's (a fifth):
+    a clear medium project story (dev a8, labelled 3) on 22 % of the round read 2 when it asked a quarter."""
+    from pathlib import Path
+
+    from agent.calibration.evaluation import load_graded_set
+
+    graded = load_graded_set(Path(__file__).resolve().parents[2] / "eval/graded/dev/a8.yaml")
+    [medium] = [a for a in graded.answers if a.id == "a8-project-medium-en"]
+    assert medium.expected.scores["communication"] == (3, 3)
+    ra = assess_answer(rubric, medium.round, medium.as_answer(), medium.language)
+    shares = {d.coverage.round_share for d in ra.dimensions if d.coverage is not None}
+    assert shares and all(0.2 <= s < 0.25 for s in shares if s is not None), shares
+    assert ra.scores["communication"] == 3
+
+
 def test_two_stray_numbers_in_an_answer_that_labels_its_figures_raise_no_unlabeled_flag() -> None:
     rubric = load_rubric()
     labelled = " ".join(
