@@ -34,6 +34,17 @@ def test_every_message_has_both_languages_naming_the_same_fields() -> None:
         assert fields_of(entry["en"]) == fields_of(entry["zh"]), key
 
 
+def test_no_text_a_person_reads_points_to_a_document_they_do_not_have() -> None:
+    """A session report's heading read "Project narrative (seed §3)" / "项目经历叙事（模板 §3）": the seed and its
+    sections are the authors' sources, not something a candidate or a coach has."""
+    import re
+
+    outside = re.compile(r"seed\s*§|模板\s*§|DESIGN\.md|shared/seeds", re.IGNORECASE)
+    for key, entry in catalogue().items():
+        for lg in LANGS:
+            assert not outside.search(entry[lg]), f"{key} [{lg}]: {entry[lg]!r}"
+
+
 def test_the_catalogue_is_the_repo_roots_messages_folder_and_the_image_copies_it() -> None:
     """Found at run time the way rubrics/ and prompts/ are (beside agent/), and shipped the same way."""
     assert repo_root() / "messages" == MESSAGES_DIR
