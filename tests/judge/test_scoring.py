@@ -461,3 +461,27 @@ def test_a_computed_item_needs_its_figure() -> None:
 
     assert not covered("The KV cache gets whatever memory is left on each GPU after the weights and the reserve.")
     assert covered("Per rank 80 - 18.6 - 12 - 8 leaves about 41.4 GiB for the KV cache.")
+
+
+def test_what_binds_concurrency_before_kv_is_said_in_everyday_words() -> None:
+    """A strong capacity answer says the SLO and the token budget "bind long before KV is full" and that "p99
+    requests eat more pages, outputs grow after admission" (dev a1: trade-offs 3 where labelled 4-5); 卡住 / 瓶颈 /
+    吃掉 / 变长 in Chinese. Naming the budget alone says neither."""
+    from agent.rubric import load_rubric
+
+    rubric = load_rubric()
+
+    def covered(text: str, lang: str = "en") -> set[str]:
+        ra = assess_answer(rubric, "capacity", text, lang)  # type: ignore[arg-type]
+        assert ra.checklist is not None
+        return ra.checklist.covered() & {"cap-gap-slo", "cap-gap-runtime"}
+
+    assert covered("Per-step token budget and TPOT SLO bind long before KV is full.") == {"cap-gap-slo"}
+    assert covered("Lengths are a distribution; p99 requests eat more pages and outputs grow after admission.") == {
+        "cap-gap-runtime"
+    }
+    assert covered("真正先卡住并发的是 TPOT 的 SLO；p99 的长请求会吃掉更多 page。", "zh") == {
+        "cap-gap-slo",
+        "cap-gap-runtime",
+    }
+    assert covered("The KV budget is 41.4 GiB per rank and a request needs 0.229 GiB, so about 180.") == set()
