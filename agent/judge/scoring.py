@@ -59,6 +59,12 @@ def _level(coverage: float, strong: int, has_strong: bool, cfg: ScoringPolicy) -
     return level
 
 
+def unbacked_story(round_id: str, scores: dict[Dimension, int], flags: Iterable[str], cfg: ScoringPolicy) -> bool:
+    """A project story told with measured-sounding figures and nothing behind them: evidence (scored before
+    trade-offs and validation) at 1 and `fabricated_metrics` raised, in a round of `unbacked_story_rounds`."""
+    return round_id in cfg.unbacked_story_rounds and scores.get("evidence") == 1 and "fabricated_metrics" in flags
+
+
 def _floors(cfg: ScoringPolicy, d: Dimension) -> list[Floor]:
     return cfg.floors.get(d, [])
 
@@ -175,6 +181,8 @@ def score_round(
             score = min(max(holistic.score, lo), hi)
         if d != "accuracy" and scores["accuracy"] == 1 and d in wrong_core:
             bounds.cap(d, wrong_core[d], "wrong_core")
+        if d in cfg.unbacked_story_caps and unbacked_story(rnd.id, scores, flags, cfg):
+            bounds.cap(d, cfg.unbacked_story_caps[d], "unbacked_story")
         score, applied = bounds.apply(d, score)
         if scores_given is not None:
             score = scores_given[d]

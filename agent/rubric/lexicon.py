@@ -94,6 +94,9 @@ class ScoringPolicy(_Strict):
     misconception_minus_max: int = 3
     five_needs: dict[Dimension, int] = Field(default_factory=dict)
     wrong_core_caps: dict[Dimension, int] = Field(default_factory=dict)
+    unbacked_story_caps: dict[Dimension, int] = Field(default_factory=dict)
+    """a round of `unbacked_story_rounds` with evidence at 1 and `fabricated_metrics` raised: at most these"""
+    unbacked_story_rounds: list[RoundId] = Field(default_factory=list)
     floors: dict[Dimension, list[Floor]] = Field(default_factory=dict)
     """a dimension's floors, in order; the file may give a single floor without a list"""
 

@@ -485,3 +485,29 @@ def test_what_binds_concurrency_before_kv_is_said_in_everyday_words() -> None:
         "cap-gap-runtime",
     }
     assert covered("The KV budget is 41.4 GiB per rank and a request needs 0.229 GiB, so about 180.") == set()
+
+
+def test_a_project_story_with_unbacked_figures_earns_no_tradeoffs_or_validation() -> None:
+    """A hero story: measured-sounding figures with no record, conditions or baseline (fabricated_metrics,
+    evidence 1) tells of choices and checks that rest on the same account, so they earn 1 too
+    (`scoring.unbacked_story_caps`; every dev author who wrote such a story labelled them 1). The cap is shown
+    by its name in both languages; another round's answer is judged by its own rules."""
+    from agent.contracts.labels import cap_text
+    from agent.rubric import load_rubric
+
+    rubric = load_rubric()
+    hero = (
+        "I led the whole migration to vLLM. Throughput went up 3.5x and TTFT dropped 70%. We compared TGI and "
+        "TensorRT-LLM and picked vLLM because it was faster and cheaper. We load tested it carefully before the "
+        "launch and rolled it out to all traffic. GPU utilisation went from 40% to 95% and we saved $400k a year."
+    )
+    ra = assess_answer(rubric, "project-experience", hero, "en")
+    assert "fabricated_metrics" in ra.flags and ra.scores["evidence"] == 1
+    assert ra.scores["tradeoffs"] == 1 and ra.scores["validation"] == 1, ra.scores
+    caps = [c for dim in ra.dimensions if dim.dimension in ("tradeoffs", "validation") for c in dim.caps]
+    story = [c for c in caps if c.startswith("unbacked_story")]
+    assert story, caps  # named where it bites
+    assert "Figures with nothing behind them" in cap_text(story[0], "en")
+    assert "数字没有依据" in cap_text(story[0], "zh")
+    other = assess_answer(rubric, "system-design", hero, "en")
+    assert not any(c.startswith("unbacked_story") for dim in other.dimensions for c in dim.caps)
