@@ -278,8 +278,10 @@ def score_round(
         if path.status == "moved":
             notes.append(msgs.moved_path.get(lang).format(cited=path.cited, now=", ".join(path.moved_to)))
     for m in checklist.checks.misconceptions:
+        # a vLLM path is a source the reader can open; a seed quote is the rubric's origin (kept in the JSON)
+        note = msgs.misconception_sourced if m.source.startswith("vllm/") else msgs.misconception
         notes.append(
-            msgs.misconception.get(lang).format(
+            note.get(lang).format(
                 quote=m.quote, claim=m.claim.get(lang), correction=m.correction.get(lang), source=m.source
             )
         )

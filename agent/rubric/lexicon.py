@@ -142,6 +142,8 @@ class Messages(_Strict):
     outside_rubric: Text
     unjudged: Text
     misconception: Text
+    misconception_sourced: Text
+    """a wrong claim whose source is a vLLM path the reader can open (a seed quote is not named)"""
     risk: Text
     gate_cap: Text
     not_passed: Text

@@ -29,6 +29,24 @@ def test_a_wrong_claim_lowers_accuracy_and_is_flagged_with_its_correction() -> N
     assert any(found[0].correction.en in n for n in wrong.notes)
 
 
+def test_a_wrong_claims_note_names_no_seed_and_speaks_one_language() -> None:
+    """A blind tester read "(source: seed 000: continuous batching 是否意味着…)" under a wrong claim, in the
+    Chinese page and the English report alike: the seed is the rubric's origin, not a document the reader has,
+    and its quote is Chinese. The note names a source only when it is a vLLM path the reader can open; the
+    finding keeps its source in the JSON."""
+    rubric = load_rubric()
+    for lang in ("en", "zh"):
+        wrong = assess_answer(rubric, "concepts", WRONG, lang)  # type: ignore[arg-type]
+        assert wrong.checklist is not None
+        finding = wrong.checklist.checks.misconceptions[0]
+        assert finding.source  # kept for the JSON
+        notes = [n for n in wrong.notes if finding.correction.get(lang) in n]
+        assert notes, wrong.notes
+        assert not any("seed 0" in n for n in notes), notes
+        if lang == "en":
+            assert not any(any("\u4e00" <= ch <= "\u9fff" for ch in n) for n in notes if "Wrong claim" in n), notes
+
+
 def test_a_denied_wrong_claim_costs_nothing() -> None:
     rubric = load_rubric()
     denied = RIGHT + " Prefix caching is not a response cache: decode still runs for every request."
