@@ -158,4 +158,7 @@ def test_review_rows_are_compact_and_the_override_log_is_readable(
     _shows(page, "#review-log", other["headers"][-1])
     assert [h["text"] for h in page.evaluate(ONE_LINE, "#review-log th")] == other["headers"]
     assert other["round"] in _text(page, "#review-table")
+    # and the line that says what was saved (a blind tester saw it stay in the language it was said in)
+    _shows(page, "#review-save-status", other["saved"])
+    assert seen["saved"] not in _text(page, "#review-save-status")
     page.context.close()

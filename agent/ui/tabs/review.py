@@ -29,7 +29,8 @@ from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
-from agent.ui.tabs.shared import first_error, log_override, override_score, session_choice
+from agent.ui.tabs.said import Said, follow_switch, in_ui, joined, says, verbatim
+from agent.ui.tabs.shared import first_error, override_logged, override_score, session_choice
 from agent.util.messages import t
 
 BULK_QUEUE = "bulk-grading"
@@ -119,12 +120,14 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
         api_name="review_sessions",
         show_progress="hidden",
     )
+    r_save_said = gr.State(None)  # the save's line in both languages, shown again on each switch
     r_save.click(
         ctx.bind(save_override),
         [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui, owner_state],
-        [r_save_status, r_summary, r_table, r_log],
+        [r_save_status, r_summary, r_table, r_log, r_save_said],
         api_name="save_override",
     )
+    follow_switch(ctx, "review", [(r_save_said, r_save_status)])
     # the language switch renders the open report again, and the line that says what was opened
     ui.change(
         ctx.bind(rerender),
@@ -341,22 +344,28 @@ def save_override(
     owner_v: str | None,
     request: gr.Request,
 ) -> list[Any]:
+    """The line that says what was saved (or why not), the summary, the table and the log; last, that line in
+    both languages, so the language switch shows it again (`said.follow_switch`)."""
     ui = lang_of(ui_v)
+
+    def told(note: Said, *shown: Any) -> list[Any]:
+        return [in_ui(note, ui), *(shown or [gr.update()] * 3), note]
+
     if not rep:
-        return [f"⚠️ {t('ui.no_report', ui)}", *[gr.update()] * 3]
+        return told(says("ui.no_report", "⚠️ "))
     report = SessionReport.model_validate(rep["report"])
     key = str(rep.get("key") or report.id)
     if rep.get("stored"):  # still the caller's to review (a reviewer role may have been taken away)
         try:
             found = graph.find_session(report.id)
         except SessionError as e:
-            return [f"⚠️ {e}", *[gr.update()] * 3]
+            return told(verbatim(f"⚠️ {e}"))
         if found is None or not ctx.may_review(found, ctx.owner_of(owner_v, request), request):
-            return [f"⚠️ {t('ui.not_yours_now', ui, id=report.id)}", *[gr.update()] * 3]
+            return told(says("ui.not_yours_now", "⚠️ ", id=report.id))
     ra = next((r for r in report.rounds if r.round == round_id), None)
     if ra is None or dim not in ra.scores:
-        return [f"⚠️ {t('ui.need_round_dim', ui)}", *[gr.update()] * 3]
-    msg = log_override(
+        return told(says("ui.need_round_dim", "⚠️ "))
+    note = override_logged(
         ctx,
         report_id=key,
         round_id=ra.round,
@@ -366,22 +375,21 @@ def save_override(
         reason=reason,
         reviewer=reviewer,
         info=ra.judge or report.judge,
-        ui=ui,
         request=request,
     )
-    if not msg.startswith("✓"):  # nothing was written: the form and the tables stay as they are
-        return [msg, *[gr.update()] * 3]
+    if not in_ui(note, ui).startswith("✓"):  # nothing was written: the form and the tables stay as they are
+        return told(note)
     try:
         rows = ctx.services.overrides.rows(key)
     except OverrideLogError as e:
-        return [f"{msg}\n\n⚠️ {e}", *[gr.update()] * 3]
+        return told(joined(note, verbatim(f"⚠️ {e}")))
     eff = effective_scores(report, rows, key=key)
-    return [
-        msg,
+    return told(
+        note,
         views.report_summary_md(report, ctx.rubric, ui, eff),
         views.review_html(report, eff, ctx.rubric, ui),
         views.log_html(rows, ctx.rubric, ui, problem=log_problem(ctx)),
-    ]
+    )
 
 
 def upload_key(owner: str, report_id: str) -> str:

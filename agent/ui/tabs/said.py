@@ -59,9 +59,10 @@ def follow_switch(ctx: AppContext, tab: str, lines: list[tuple[gr.State, Any]]) 
     again in the interface language on each switch (a line never said is left as it is)."""
     states = [state for state, _ in lines]
 
-    def again(ui_v: str, *saids: Said | None) -> list[Any]:
+    def again(ui_v: str, *saids: Said | None) -> Any:
         ui = lang_of(ui_v)
-        return [gr.update() if s is None else in_ui(s, ui) for s in saids]
+        shown = [gr.update() if s is None else in_ui(s, ui) for s in saids]
+        return shown if len(shown) > 1 else shown[0]  # Gradio takes one output's value bare, not in a list
 
     ctx.ui.change(
         again,

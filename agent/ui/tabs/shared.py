@@ -427,12 +427,6 @@ def first_error(e: ValidationError) -> str:
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
-def log_override(ctx: AppContext, *, ui: Lang, **override: Any) -> str:
-    """Writes one override to the log (`override_logged`'s arguments); "✓ …" when it was written, else
-    "⚠️ …" saying why not, in `ui`."""
-    return in_ui(override_logged(ctx, **override), ui)
-
-
 def override_logged(
     ctx: AppContext,
     *,
@@ -446,7 +440,8 @@ def override_logged(
     info: JudgeInfo,
     request: gr.Request,
 ) -> Said:
-    """`log_override`, its answer in both languages."""
+    """Writes one override to the log; "✓ …" when it was written, else "⚠️ …" saying why not, in both
+    languages."""
     if ctx.services.require_login:
         if not request.username:
             return says("ui.need_login", "⚠️ ")
