@@ -69,6 +69,18 @@ def _floors(cfg: ScoringPolicy, d: Dimension) -> list[Floor]:
     return cfg.floors.get(d, [])
 
 
+def scored_items(rubric: Rubric, checklist: Checklist) -> list[EvidenceItem]:
+    """The round's expected items an answer is scored against: those in the checklist's scope (every item
+    when it has none), less the items moot in an answer with no quantities (lexicon `moot_without_numbers`).
+    A dimension's `Coverage` counts these; what the app suggests adding is drawn from the same set."""
+    moot = set(rubric.lexicon.scoring.moot_without_numbers) if not checklist.checks.numbers else set()
+    return [
+        i
+        for i in rubric.evidence(checklist.round)
+        if (checklist.scope is None or i.id in checklist.scope) and i.id not in moot
+    ]
+
+
 def score_round(
     rubric: Rubric,
     checklist: Checklist,
@@ -86,12 +98,7 @@ def score_round(
     rnd: Round = rubric.round(checklist.round)
     lex = rubric.lexicon
     cfg = lex.scoring
-    moot = set(cfg.moot_without_numbers) if not checklist.checks.numbers else set()
-    items: list[EvidenceItem] = [
-        i
-        for i in rubric.evidence(rnd.id)
-        if (checklist.scope is None or i.id in checklist.scope) and i.id not in moot
-    ]
+    items = scored_items(rubric, checklist)
     found = {f.id: f for f in checklist.items}
     covered = checklist.covered()
     strong_defs = {s.id: s for s in rubric.strong_signals(rnd.id)}

@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import TranscriptRound
+from agent.judge.scoring import scored_items
 from agent.rubric.loader import Rubric
 from agent.rubric.model import EvidenceItem, Lang
 from agent.ui.views.text import MISSING_SHOWN, bold_label, colon, safe_md
@@ -15,10 +16,10 @@ from agent.util.messages import listed, t
 
 
 def expected_items(rubric: Rubric, ra: RoundAssessment) -> list[EvidenceItem]:
-    """The round's expected items the assessment was measured against (its scope, when it has one)."""
-    items = rubric.evidence(ra.round)
-    scope = ra.checklist.scope if ra.checklist else None
-    return [i for i in items if scope is None or i.id in scope]
+    """The round's expected items the assessment was measured against: the judge's own set
+    (`judge.scoring.scored_items`: its scope, less the items moot in an answer with no quantities), so what
+    is counted and what is suggested or listed as lacking are the same items; every item without a checklist."""
+    return scored_items(rubric, ra.checklist) if ra.checklist else rubric.evidence(ra.round)
 
 
 def not_asked_yet(rubric: Rubric, ra: RoundAssessment) -> set[str]:
