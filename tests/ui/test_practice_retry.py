@@ -3,11 +3,12 @@ replied to comes back with that answer in the box; the new answer replaces it, t
 two attempts, and the conversation shows the new one; nothing to retry once the candidate finished the
 round, and the banner of the round that finished the session says why. The answer a round closed on is
 retried with the banner's own Retry, the progress naming that round while the retry is open: closed again,
-the banner shows the total before → now; answered with less, the round opens again.
+the banner shows the total before → now; answered with less, the round opens again. Continue while a retry
+is open says the retry was not sent; a round ended with Finish says on its banner why it has no Retry.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang},
 retry-finished-{lang}, retry-banner-{lang}, retry-closed-retrying-{lang}, retry-closed-again-{lang},
-retry-reopened-{lang}.
+retry-reopened-{lang}, ui2-continue-while-retrying-{lang}, ui2-finish-banner-{lang}.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent.rubric import default_rubric
+from agent.util.messages import t
 from tests.graph.script import strong
 from tests.ui.conftest import Served
 from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
@@ -185,4 +187,27 @@ def test_retry_the_answer_a_round_closed_on(
     assert full[:40] not in _text(page, "#conversation")
     _shows(page, "#practice-progress", seen["round_1"])
     _shot(page, screenshots, f"retry-reopened-{lang}")
+
+    # closed on an answer again, Retry from the banner, then Continue: the retry is not sent, and the status
+    # line says so (issue 12: it was dropped without a word); the next round starts
+    page.locator("#answer textarea").fill(full)
+    page.locator("#send").click()
+    on_banner.click()
+    _shows(page, "#practice-question", seen["retrying"])
+    page.locator("#continue").click()
+    _shows(page, "#practice-status", t("ui.retry_not_sent", lang))
+    _shows(page, "#practice-progress", seen["round_2"])
+    page.locator("#round-scores").wait_for(state="hidden")
+    page.locator("#practice-status").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"ui2-continue-while-retrying-{lang}", full_page=False)
+
+    # a round ended with Finish: no Retry on its banner, and the banner says why (issue 12: not a word)
+    page.locator("#answer textarea").fill(seen["weak"])
+    page.locator("#send").click()
+    page.wait_for_function("() => !document.querySelector('#finish').disabled")
+    page.locator("#finish").click()
+    _shows(page, "#round-scores", t("ui.retry_off_finish", lang))
+    assert page.locator("#banner-retry").is_hidden()
+    page.evaluate("window.scrollTo(0, 0)")
+    _shot(page, screenshots, f"ui2-finish-banner-{lang}", full_page=False)
     page.context.close()

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from agent.ui.context import AppContext
-from agent.ui.tabs.practice import answers, retry, sessions
+from agent.ui.tabs.practice import answers, retry, screen, sessions
 from agent.ui.tabs.shared import progress
 from agent.util.messages import t
 from tests.graph.script import WEAK, strong
 
-OUT = {"view": 10, "banner_visible": 11, "banner": 12, "send": 15, "retry": 18, "banner_retry": 26}
+OUT = {"status": 6, "view": 10, "banner_visible": 11, "banner": 12, "send": 15, "retry": 18, "banner_retry": 26}
 """Places in the tab's outputs (agent/ui/tabs/practice/tab.py `outputs`)."""
 RETRY_SEND = 6
 """Send's place in Retry's outputs."""
@@ -134,3 +134,44 @@ def test_the_banner_of_a_one_round_plan_says_why_there_is_no_retry(ctx: AppConte
     state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
     out = _send(ctx, strong(ctx.rubric, "concepts"), state, ui)
     assert t("ui.retry_off_finished", ui) not in out[OUT["banner"]]
+
+
+OTHER = {"en": "zh", "zh": "en"}
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_a_round_closed_with_finish_says_why_there_is_no_retry(ctx: AppContext, ui: str) -> None:
+    """Issue 12: a round of a longer plan closed with Finish had no Retry on its banner and no word why (the
+    round that finishes the session says so, `ui.retry_off_finished`); the language switch says it again."""
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    state = _send(ctx, WEAK, state, ui)[0]  # a follow-up is asked: the round is open
+    out = answers.finish_round(ctx, state, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    assert out[0]["banner"] and out[0]["status"] != "done" and not out[0]["can_retry"]
+    assert out[OUT["banner_retry"]] == {"__type__": "update", "visible": False}
+    assert t("ui.retry_off_finish", ui) in out[OUT["banner"]]
+    assert t("ui.retry_off_finished", ui) not in out[OUT["banner"]]
+    switched = screen.rerender(ctx, out[0], OTHER[ui], "tab:me")  # type: ignore[arg-type]
+    assert t("ui.retry_off_finish", OTHER[ui]) in switched[1]  # the banner, in the other language
+
+    # a round closed by an answer has the banner's Retry, not that sentence
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    out = _send(ctx, strong(ctx.rubric, "concepts"), state, ui)
+    assert out[OUT["banner_retry"]] == {"__type__": "update", "visible": True}
+    assert t("ui.retry_off_finish", ui) not in out[OUT["banner"]]
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_continue_while_retrying_says_the_retry_was_not_sent(ctx: AppContext, ui: str) -> None:
+    """Issue 12: Retry on the banner, then Continue, dropped the retry without a word. Continue still moves on
+    (the answer the round closed on and its scores stand); the status line says so, in both languages."""
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    closed = _send(ctx, strong(ctx.rubric, "concepts"), state, ui)[0]
+    retrying = retry.start_retry(ctx, closed, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    out = answers.continue_round(ctx, retrying, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    moved = out[0]
+    assert not moved.get("retrying") and not moved.get("held") and moved["round"] == "source-trace"
+    assert t("ui.retry_not_sent", ui) in out[OUT["status"]]
+    assert all(t("ui.retry_not_sent", lang) in out[-2][lang] for lang in ("en", "zh"))  # the switch's line
+    # Continue with no retry open says nothing of one
+    out = answers.continue_round(ctx, closed, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    assert t("ui.retry_not_sent", ui) not in out[OUT["status"]]

@@ -72,6 +72,12 @@ def recorder(ctx: AppContext, elem_id: str, **layout: Any) -> gr.Audio:
     )
 
 
+def recorder_update(state: dict[str, Any], *, on: bool) -> Any:
+    """The recorder, on or off; emptied when the answer box was (`state["moved_on"]`: the answer taken, the
+    interview moved on, another session), so Transcribe cannot paste that recording again."""
+    return gr.update(interactive=on, value=None) if state.get("moved_on") else gr.update(interactive=on)
+
+
 def override_score(ctx: AppContext, prefix: str) -> tuple[gr.Dropdown, gr.Slider]:
     """An override's dimension and new score (Co-pilot's and Review's), with ids `{prefix}-dim`, `{prefix}-score`."""
     dim = ctx.texts(

@@ -74,14 +74,29 @@ def flag_evidence_md(ra: RoundAssessment, flag: str, lang: Lang, ui: Lang) -> li
     return [f"<i>{t('ui.flag_absent', ui)}</i>"] if flag in ABSENT and ra.checklist is not None else []
 
 
+def retry_off(*, last: bool, by_finish: bool) -> str | None:
+    """Why a round's banner has no Retry, as a message key: the round finished the session, or the candidate
+    ended it with Finish (the banner's Retry takes back only the answer a round closed on); None when it has
+    one."""
+    return "ui.retry_off_finished" if last else "ui.retry_off_finish" if by_finish else None
+
+
 def round_banner_md(
-    rubric: Rubric, ra: RoundAssessment, lang: Lang, ui: Lang, *, last: bool, before: int | None = None
+    rubric: Rubric,
+    ra: RoundAssessment,
+    lang: Lang,
+    ui: Lang,
+    *,
+    last: bool,
+    before: int | None = None,
+    by_finish: bool = False,
 ) -> str:
     """The round-finished moment: its scores, one distinct quote and a plain note per dimension.
 
-    `last`: the round finished the session (the report is below, and its answers can no longer be retried:
-    the banner says so); `before`: the round closed again on a retried answer, and had this total before
-    (the title shows before → now)."""
+    `last`: the round finished the session (the report is below); `by_finish`: the candidate ended the round
+    with Finish. Either way its answers can no longer be retried, and the banner says why (`retry_off`).
+    `before`: the round closed again on a retried answer, and had this total before (the title shows
+    before → now)."""
     title = round_title(rubric, ra.round, ui)
     head = (
         t("ui.round_finished", ui, title=title, total=ra.total)
@@ -118,5 +133,8 @@ def round_banner_md(
             out += [f"  - {x}" for x in flag_evidence_md(ra, f, lang, ui)]
         out.append("")
     if last:
-        out += [t("ui.round_finished_last", ui), "", f"<i>{t('ui.retry_off_finished', ui)}</i>"]
+        out += [t("ui.round_finished_last", ui), ""]
+    why = retry_off(last=last, by_finish=by_finish)
+    if why:
+        out.append(f"<i>{t(why, ui)}</i>")
     return "\n".join(out)

@@ -65,6 +65,10 @@ def copilot_out(
         note, verbatim(view.notice), verbatim(view.message), says("ui.copilot_finished") if done else None
     )
     on = gr.update(interactive=not done)
+    box = answer_box(view, answered, keep)
+    # the answer box emptied for what comes next (the answer saved, the next question asked, another session):
+    # the recording transcribed into it goes too, so Transcribe cannot paste it again (as in Practice)
+    state["moved_on"] = not view.message and box.get("value") == ""
     plan, lang, previous, self_check = (
         shared.plan_controls(view) if prev.get("sid") != view.session_id else [gr.update()] * 4
     )
@@ -74,7 +78,7 @@ def copilot_out(
         shared.progress(ctx, state, ui),
         shared.question_md(state, ui),
         waiting_md(view, ui),
-        gr.update(interactive=not done, **answer_box(view, answered, keep)),
+        gr.update(interactive=not done, **box),
         views.suggestions_md(view.suggestions, ui) if not done else "",
         gr.update(choices=choices, value=None, interactive=not done),
         gr.update(value=choices[0] if choices and answered else "", interactive=not done),
@@ -82,7 +86,7 @@ def copilot_out(
         shared.snippets_for(ctx, shared.round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
         in_ui(notes, ui),
         json.loads(view.model_dump_json(exclude={"report"})),
-        *[on] * len(CONTROLS),
+        *[shared.recorder_update(state, on=not done) if c == "mic" else on for c in CONTROLS],
         plan,
         lang,
         shared.self_check_box(self_check, view),

@@ -116,8 +116,11 @@ def finish_round(
 def continue_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
-    """After the round-finished banner: the next round's question, shown and spoken; its clock starts now."""
-    return on_session(ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True)
+    """After the round-finished banner: the next round's question, shown and spoken; its clock starts now.
+    A retry of the answer the round closed on, open and not sent, is dropped: the status line says so (the
+    answer and its scores stand)."""
+    dropped = says("ui.retry_not_sent") if state.get("retrying") else None
+    return on_session(ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True, note=dropped)
 
 
 class Step(Protocol):

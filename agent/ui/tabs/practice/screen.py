@@ -21,6 +21,7 @@ from agent.ui.tabs.shared import (
     plan_controls,
     progress,
     question_md,
+    recorder_update,
     round_text,
     self_check_box,
     snippets_for,
@@ -119,11 +120,13 @@ def practice_out(
         # a retried answer closed its round again: the total before it, beside the new one
         again = prev.get("retrying") or {}
         before = again.get("total") if round_ended and again.get("closed") else None
+        by_finish = round_ended and sent is None  # Finish ended it, not an answer: no Retry, and it says why
         banner = views.round_banner_md(
-            rubric, scored, view.language, ui, last=view.status == "done", before=before
+            rubric, scored, view.language, ui, last=view.status == "done", before=before, by_finish=by_finish
         )
         banner_visible = gr.update(visible=True)
         state["banner_total"], state["banner_before"] = scored.total, before
+        state["banner_by_finish"] = by_finish
     # the insight on the answer just taken: the current round's draft, or the round it closed
     insight: Any = gr.update() if same_session and not continued and not round_ended else ""
     delivery_out: Any = gr.update() if same_session and not continued and not round_ended else _no_delivery()
@@ -135,7 +138,8 @@ def practice_out(
         banner_visible, result = gr.update(visible=False), ""
     # what is on screen, for the language switch to render again (`rerender`)
     state["banner"] = bool(prev.get("banner")) and same_session and not continued and not reopened
-    for key in ("banner_total", "banner_before"):  # the banner's total, and before a retry closed it again
+    # the banner's total, before a retry closed it again, and whether Finish ended its round
+    for key in ("banner_total", "banner_before", "banner_by_finish"):
         state.setdefault(key, prev.get(key) if state["banner"] else None)
     state["shown_round"] = prev.get("shown_round") if same_session else None
     state["insight"] = prev.get("insight") if same_session and not continued and not round_ended else None
@@ -265,8 +269,7 @@ def answer_controls(state: dict[str, Any]) -> list[Any]:
     Send, a round moved on, another session). Run when the tab's state changes, so the API's outputs of the
     session's events keep their values."""
     on = state.get("status") != "done"
-    mic = gr.update(interactive=on, value=None) if state.get("moved_on") else gr.update(interactive=on)
-    return [gr.update(interactive=on), gr.update(interactive=on), mic]
+    return [gr.update(interactive=on), gr.update(interactive=on), recorder_update(state, on=on)]
 
 
 def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
@@ -318,6 +321,7 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
                 ui,
                 last=view.status == "done",
                 before=state.get("banner_before"),
+                by_finish=bool(state.get("banner_by_finish")),
             )
         if view.status != "done":
             result = views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
