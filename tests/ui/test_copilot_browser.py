@@ -4,22 +4,27 @@ Accept and Override name the round and dimension they act on; an Accept after an
 message instead of undoing it; the language switch renders all this again; before Start, Save answer, Ask
 and Close are off, and so are a finished session's controls; the finished session's report shows the
 effective scores (judge → override) and follows the language switch whole, as its status line does. The self-check box beside the plan adds the self-check round after the plan's last round, as in
-Practice: the interviewer closes the plan's round and the self-check's first question is asked.
+Practice: the interviewer closes the plan's round and the self-check's first question is asked. Once the answer is saved
+the recorder is empty, and Transcribe says there is nothing recorded (issue 12: it pasted the saved answer again).
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
 17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}, 18a-copilot-self-check-setup-{lang},
-17d-copilot-finished-switched-{lang}, 18b-copilot-self-check-question-{lang}.
+17d-copilot-finished-switched-{lang}, 18b-copilot-self-check-question-{lang}, ui2-copilot-saved-recorder-{lang}.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import struct
+import wave
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from agent.overrides import OverrideLog
+from agent.util.messages import t
 from tests.ui.conftest import Served
 from tests.ui.test_browser import _interface, _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
@@ -81,6 +86,26 @@ SEEN = {
 }
 
 
+RECORDED_JS = "s => /\\d:\\d\\d/.test(document.querySelector(s)?.innerText || '')"
+"""Whether the recorder holds a recording: its player shows a duration."""
+
+
+@pytest.fixture(scope="module")
+def tone_wav(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One second of a quiet 440 Hz tone, 16 kHz mono: a recording, no speech needed."""
+    out = tmp_path_factory.mktemp("copilot-wav") / "tone.wav"
+    with wave.open(str(out), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(
+            b"".join(
+                struct.pack("<h", int(3000 * math.sin(2 * math.pi * 440 * i / 16000))) for i in range(16000)
+            )
+        )
+    return out
+
+
 def _label(page: Page, selector: str) -> str:
     return page.locator(selector).inner_text().strip()
 
@@ -95,6 +120,7 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     browser: Browser,  # noqa: F811
     served: Served,
     screenshots: Path,
+    tone_wav: Path,
     lang: str,
 ) -> None:
     seen = SEEN[lang]
@@ -124,11 +150,29 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     if lang == "zh":
         assert "录" not in save
 
+    # a recording in the recorder (uploaded; its transcription done: in the box, or no speech found in it)
+    page.locator("#copilot-mic button:is([aria-label='Upload file'], [aria-label='上传文件'])").click()
+    page.locator("#copilot-mic input[type=file]").set_input_files(str(tone_wav))
+    page.wait_for_function(RECORDED_JS, arg="#copilot-mic")
+    page.wait_for_function(
+        "([s, t]) => document.querySelector(s).innerText.includes(t)"
+        " || document.querySelector('#copilot-answer textarea').value !== ''",
+        arg=["#copilot-status", t("ui.no_speech", lang)],
+        timeout=180_000,  # the first transcription loads the Whisper model
+    )
+
     # 2. after the answer is saved the question stays on screen, marked answered
     page.locator("#copilot-answer textarea").fill(ANSWERS[lang])
     page.locator("#copilot-record").click()
     page.locator("#copilot-draft").get_by_text(seen["draft"]).wait_for()
     _shows(page, "#copilot-question", seen["answered"])
+    # and the recording went with it (issue 12: Transcribe pasted the saved answer again)
+    page.wait_for_function(f"s => !({RECORDED_JS})(s)", arg="#copilot-mic")
+    page.locator("#copilot-transcribe").click()
+    _shows(page, "#copilot-status", t("ui.no_audio", lang))
+    assert page.locator("#copilot-answer textarea").input_value() == ""
+    page.locator("#copilot-mic").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"ui2-copilot-saved-recorder-{lang}")
     shown = _text(page, "#copilot-question")
     assert seen["no_question"] not in shown
     assert re.split("[:：]", asked, maxsplit=1)[-1].strip()[:60] in shown
