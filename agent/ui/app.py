@@ -20,7 +20,7 @@ import gradio as gr
 from agent.rubric.model import Lang
 from agent.ui import signatures
 from agent.ui.auth import browser_secret
-from agent.ui.context import LANG_CHOICES, AppContext, Services, lang_of
+from agent.ui.context import LANG_CHOICES, AppContext, Services, lang_of, outputs
 from agent.ui.tabs import copilot, practice, reports, review
 from agent.ui.tabs.shared import SessionPane, progress, question_md
 from agent.ui.texts import Texts
@@ -143,8 +143,7 @@ def follow_gradio_locale(app: gr.Blocks, ui: gr.Radio, triggers: list[Any]) -> N
 
     def show_in_locale(hidden: list[bool] | None) -> Any:
         """Shown again, so mounted in the new locale: those `hide_for_locale` hid."""
-        shown = [gr.update(visible=True) if h else gr.update() for h in hidden or [False] * len(blocks)]
-        return shown if len(shown) > 1 else shown[0]
+        return outputs([gr.update(visible=True) if h else gr.update() for h in hidden or [False] * len(blocks)])
 
     for i, trigger in enumerate(triggers):
         suffix = "" if i == 0 else "_on_load"

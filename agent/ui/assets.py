@@ -34,7 +34,7 @@ def gradio_fixed() -> list[tuple[str, str]]:
     """(English as Gradio writes it, Chinese) for each text Gradio 6 writes as fixed English in its components
     (no message key its locale could change: "Adjust volume", "Copy table data", "processing |", …); a `{field}`
     stands for a part Gradio fills in (`Skip forward by {seconds} seconds`)."""
-    return [(e["en"], e["zh"]) for key, e in catalogue().items() if key.startswith(GRADIO_FIXED)]
+    return _pairs(GRADIO_FIXED)
 
 
 GRADIO_PLAYER = "ui.gradio_player."
@@ -46,7 +46,12 @@ def gradio_player() -> list[tuple[str, str]]:
     """(Gradio's English, Gradio's Chinese) for each of its messages a player holding audio shows ("Download",
     "Play", …): the page puts them in the new language on a switch, as the player is not mounted again
     (`agent.ui.app.remounted`)."""
-    return [(e["en"], e["zh"]) for key, e in catalogue().items() if key.startswith(GRADIO_PLAYER)]
+    return _pairs(GRADIO_PLAYER)
+
+
+def _pairs(group: str) -> list[tuple[str, str]]:
+    """(en, zh) of each message of `group` (a key prefix of the catalogue), in the file's order."""
+    return [(e["en"], e["zh"]) for key, e in catalogue().items() if key.startswith(group)]
 
 
 @cache

@@ -58,6 +58,12 @@ def lang_of(value: object) -> Lang:
     return "zh" if value == "zh" else "en"
 
 
+def outputs(values: list[Any]) -> Any:
+    """An event's return for its list of output components: Gradio takes one output's value bare, not in a
+    list of one (a list given to a single Markdown fails to render)."""
+    return values if len(values) != 1 else values[0]
+
+
 class ShownQuestions:
     """Page (Gradio session) -> the question it shows now, so late speech of an older one is dropped."""
 

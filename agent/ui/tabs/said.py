@@ -14,7 +14,7 @@ import gradio as gr
 
 from agent.graph import Rejoined
 from agent.rubric.model import Lang
-from agent.ui.context import AppContext, lang_of
+from agent.ui.context import AppContext, lang_of, outputs
 from agent.util.messages import LANGS, t
 
 Said = dict[str, str]
@@ -61,8 +61,7 @@ def follow_switch(ctx: AppContext, tab: str, lines: list[tuple[gr.State, Any]]) 
 
     def again(ui_v: str, *saids: Said | None) -> Any:
         ui = lang_of(ui_v)
-        shown = [gr.update() if s is None else in_ui(s, ui) for s in saids]
-        return shown if len(shown) > 1 else shown[0]  # Gradio takes one output's value bare, not in a list
+        return outputs([gr.update() if s is None else in_ui(s, ui) for s in saids])
 
     ctx.ui.change(
         again,
