@@ -8,7 +8,7 @@ Version history: 1 — the first schema.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,14 +30,8 @@ FailureId = Literal[
     "no_raw_artifact",
 ]
 """The failure-evidence list of docs/interview.md, in its order."""
-FAILURE_ORDER: tuple[FailureId, ...] = (
-    "prompted_for_requirements",
-    "nonexistent_path",
-    "units_do_not_close",
-    "no_alternative",
-    "mutation_before_evidence",
-    "no_raw_artifact",
-)
+FAILURE_ORDER: tuple[FailureId, ...] = get_args(FailureId)
+"""The same ids as a tuple, read from the literal so the two cannot drift."""
 
 
 class _Model(BaseModel):
