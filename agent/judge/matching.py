@@ -269,7 +269,8 @@ class CueMatch:
 
 
 def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2) -> CueMatch:
-    """Best window of up to `window` consecutive sentences by the number of cue groups it matches.
+    """Best window of up to `window` (or the cues' own `window`) consecutive sentences by the number of cue
+    groups it matches.
 
     The quote is the window's verbatim slice of `text`. Ties go to the earliest, shortest window.
     A window never spans a sentence missing from `sents` (e.g. one dropped as an injection), nor
@@ -278,6 +279,7 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
     unsaid: "No, smaller ones waste less tail memory" to "Is a smaller block size always better?").
     """
     groups = [tuple(g) for g in cues.groups]
+    window = cues.window or window
     lowers = [s.lower for s in sents]
     # per sentence, a bit per group it matches
     per_sentence = [0] * len(sents)

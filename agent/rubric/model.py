@@ -68,11 +68,14 @@ class Cues(_Strict):
 
     `groups` is a list of cue groups; each group is a list of alternative terms (Chinese and
     English mixed, matched case-insensitively; a term wrapped in slashes, `/…/`, is a regex).
-    The item is found when at least `need` groups match (default: every group).
+    The item is found when at least `need` groups match (default: every group) within `window`
+    consecutive sentences.
     """
 
     groups: list[list[str]] = Field(min_length=1)
     need: int | None = None
+    window: int | None = Field(default=None, ge=1, le=3)
+    """How many consecutive sentences may share the groups (default 2; 1 = within one sentence)."""
 
     @field_validator("groups")
     @classmethod

@@ -325,8 +325,8 @@ def test_a_thin_but_right_answer_is_core_right_not_wrong(rubric: Rubric) -> None
     floors["accuracy"] = [f for f in floors["accuracy"] if f.level < 3]
     scoring = rubric.lexicon.scoring.model_copy(update={"floors": floors})
     without = dataclasses.replace(rubric, lexicon=rubric.lexicon.model_copy(update={"scoring": scoring}))
-    graded = load_graded_set(Path(__file__).resolve().parents[2] / "eval/graded/dev/a1.yaml")
-    [medium] = [a for a in graded.answers if a.id == "a1-concepts-medium-zh"]
+    graded = load_graded_set(Path(__file__).resolve().parents[2] / "eval/graded/dev/a10.yaml")
+    [medium] = [a for a in graded.answers if a.id == "a10-concepts-medium-zh"]
     assert medium.expected.scores["accuracy"] == (3, 4)
     assert assess_answer(rubric, medium.round, medium.as_answer(), medium.language).scores["accuracy"] == 3
     assert assess_answer(without, medium.round, medium.as_answer(), medium.language).scores["accuracy"] == 2

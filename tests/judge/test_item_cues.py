@@ -1,0 +1,67 @@
+"""Item cues read on answers a person wrote in the app (a blind tester's walk-through), not on the graded sets:
+what an item's tick claims must be what the answer said."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.judge.matching import match_cues, sentences
+from agent.rubric import load_rubric
+from agent.rubric.loader import Rubric
+from agent.rubric.model import Cues
+
+
+@pytest.fixture(scope="module")
+def rubric() -> Rubric:
+    return load_rubric()
+
+
+def ticked(rubric: Rubric, round_id: str, item_id: str, text: str) -> bool:
+    item = next(i for i in rubric.evidence(round_id) if i.id == item_id)  # type: ignore[arg-type]
+    return match_cues(item.cues, text, sentences(text)).found
+
+
+# the tester's answer: the paging mechanism and the waste it removes, no cost paging still has
+WALK_THROUGH = (
+    "Paged KV cache (PagedAttention) splits each sequence's KV cache into fixed-size blocks, like virtual memory "
+    "pages, so memory is allocated on demand and fragmentation drops from 60-80% waste to under 4%. The block "
+    "table maps logical blocks to physical blocks, which also enables copy-on-write sharing for beam search and "
+    "parallel sampling."
+)
+
+
+def test_the_waste_paging_removes_beside_the_block_table_is_not_its_remaining_cost(rubric: Rubric) -> None:
+    assert not ticked(rubric, "concepts", "paged-kv-cost", WALK_THROUGH)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Leftover cost: at most one partly-filled page per request, and the tables themselves.",
+        "Paging still has a cost: the last block of each request is partly empty.",
+        "分页也有代价：每个请求最后一个 block 没填满，block table 本身也有开销。",
+    ],
+)
+def test_the_remaining_cost_said_in_one_sentence_is_ticked(rubric: Rubric, text: str) -> None:
+    assert ticked(rubric, "concepts", "paged-kv-cost", text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Continuous batching re-forms the batch every iteration: a new sequence takes a finished one's place "
+        "instead of waiting for the whole batch.",
+        "静态批处理要等整个 batch 里最慢的请求结束，continuous batching 解决的就是这个。",
+    ],
+)
+def test_waiting_for_the_whole_batch_is_the_problem_continuous_batching_solves(rubric: Rubric, text: str) -> None:
+    assert ticked(rubric, "concepts", "cb-problem", text)
+
+
+def test_cues_window_is_bounded() -> None:
+    with pytest.raises(ValueError):
+        Cues(groups=[["a"]], window=0)
+    one = Cues(groups=[["block table"], ["cost"]], window=1)
+    text = "The block table maps blocks. It has a cost."
+    assert not match_cues(one, text, sentences(text)).found
+    assert match_cues(one.model_copy(update={"window": 2}), text, sentences(text)).found
