@@ -27,6 +27,7 @@ from agent.graph.followups import (
     rank_followups,
     trigger_followup,
 )
+from agent.graph.notice import notice
 from agent.graph.report import RoundTime, SessionReport, compare, fill_narrative
 from agent.graph.state import (
     GraphContext,
@@ -214,11 +215,12 @@ def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
             upd["snippets"] = [s.model_dump(mode="json") for s in ctx.retrieve(last.text)]
         except Exception as e:  # retrieval is an aid: the interview goes on without it, and says so
             upd["snippets"] = []
-            upd["notice"] = (
-                messages.t("interview.index_not_built", state["language"])
+            said = (
+                notice("interview.index_not_built")
                 if getattr(e, "not_built", False)
-                else messages.t("interview.no_snippets", state["language"], why=str(e)[:200])
+                else notice("interview.no_snippets", why=str(e)[:200])
             )
+            upd["notice"] = said.model_dump(mode="json")
     return upd
 
 
@@ -261,8 +263,9 @@ def choose(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
     # 1. the time budget
     if state["clock_s"] - run["started_s"] > plan["minutes"] * 60:
         run["over_budget"] = True
-        notice = messages.t("interview.time_up", lang, round=rnd.title.get(lang), minutes=plan["minutes"])
-        return {"run": run, "route": "score", "notice": notice}
+        title = {lg: rnd.title.get(lg) for lg in messages.LANGS}
+        closed = notice("interview.time_up", round=title, minutes=plan["minutes"])
+        return {"run": run, "route": "score", "notice": closed.model_dump(mode="json")}
 
     # 2. the candidate asked for a hidden input: answer from the round's given facts, never volunteer them
     facts = matched_facts(rnd, last["text"], run["facts_given"])

@@ -17,12 +17,12 @@ from typing import Any
 
 from langgraph.types import StateSnapshot
 
-from agent.graph.inputs import check_text
+from agent.graph.inputs import check_input
+from agent.graph.notice import notice
 from agent.graph.session import _held, _resume, _round_chars, _store_guard
 from agent.graph.state import Inbox
 from agent.graph.store import SessionStore, thread_config
 from agent.graph.view import SessionView, session_view
-from agent.util import messages
 
 
 def _answers(values: dict[str, Any]) -> int:
@@ -81,14 +81,13 @@ def retry_answer(
     at_s: seconds since the session started (default: the wall clock). A view with a `message` (and the
     session as it was) when there is nothing to retry or the text cannot be recorded."""
     with _held(session_id, owner) as (store, row, ctx, v):
-        lang = v["language"]
         where = retry_round(v)
         last = _last_of(v["transcript"][where[0]]) if where is not None else None
         fork = _before_last_answer(store, session_id, v, where[1]) if where and last else None
         if where is None or last is None or fork is None:
-            return session_view(row, v, messages.t("interview.nothing_to_retry", lang))
+            return session_view(row, v, notice("interview.nothing_to_retry"))
         so_far = _round_chars(fork.values)  # the round before the answer retried
-        clean, message = check_text(text, lang, so_far=so_far)
+        clean, message = check_input(text, so_far=so_far)
         if clean is None:
             return session_view(row, v, message)
         at = float(at_s) if at_s is not None else time.time() - v["clock_base"]

@@ -30,8 +30,9 @@ from agent.contracts.transcript import Transcript, TranscriptRound
 from agent.graph import lock
 from agent.graph.context import graph_context
 from agent.graph.errors import SessionBusy, SessionError, SessionNotFound
-from agent.graph.inputs import check_language, check_text
+from agent.graph.inputs import check_input, check_language
 from agent.graph.interview import Graph, build
+from agent.graph.notice import for_mode, notice
 from agent.graph.plan import Plan, make_plan
 from agent.graph.report import SessionReport
 from agent.graph.state import GraphContext, Inbox, InboxKind, InterviewState, PlannedRound
@@ -41,7 +42,6 @@ from agent.judge.base import Judge
 from agent.judge.sources import Sources
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
-from agent.util import messages
 
 MAX_FOLLOWUPS = 2
 """Listed follow-ups the agent asks in one round (practice), besides the given inputs the candidate asks for."""
@@ -250,8 +250,8 @@ def answer(
     (default: the wall clock), so a test can simulate time without sleeping."""
     with _held(session_id, owner) as (store, row, ctx, v):
         if v["phase"] == "done":
-            return session_view(row, v, messages.t("interview.done", v["language"]))
-        clean, message = check_text(text, v["language"], so_far=_round_chars(v))
+            return session_view(row, v, notice(for_mode("interview.done", v["mode"])))
+        clean, message = check_input(text, so_far=_round_chars(v))
         if clean is None:
             return session_view(row, v, message)
         at = float(at_s) if at_s is not None else time.time() - v["clock_base"]
@@ -262,18 +262,17 @@ def answer(
 @_store_guard("nothing was recorded; the session is as it was")
 def _interviewer(session_id: str, kind: InboxKind, text: str, owner: str | None) -> SessionView:
     with _held(session_id, owner) as (store, row, ctx, v):
-        lang = v["language"]
         if v["phase"] == "done":
-            return session_view(row, v, messages.t("interview.done", lang))
+            return session_view(row, v, notice(for_mode("interview.done", v["mode"])))
         if kind == "ask":
             if v["mode"] != "copilot":
-                return session_view(row, v, messages.t("interview.copilot_only", lang))
-            clean, message = check_text(text, lang, kind="question")
+                return session_view(row, v, notice("interview.copilot_only"))
+            clean, message = check_input(text, kind="question")
             if clean is None:
                 return session_view(row, v, message)
             text = clean
         elif v["phase"] == "rounds" and not _round_chars(v):
-            return session_view(row, v, messages.t("interview.no_answer_yet", lang))
+            return session_view(row, v, notice(for_mode("interview.no_answer_yet", v["mode"])))
         at = time.time() - v["clock_base"] if not v["simulated"] else v["clock_s"]
         v = _resume(store, row, ctx, Inbox(kind=kind, text=text, at_s=at, clocked=False))
     return session_view(row, v)

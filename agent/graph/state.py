@@ -125,8 +125,9 @@ class InterviewState(TypedDict):
     replay_pos: int
     previous: Previous | None
     max_followups: int
-    notice: str | None
-    """something the candidate should be told (the round closed because time ran out)."""
+    notice: dict[str, Any] | str | None
+    """something the person should be told (the round closed because time ran out): a `notice.Notice` as JSON
+    (a state written before notices were keyed holds its text)."""
     report: dict[str, Any] | None
 
 

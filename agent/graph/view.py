@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHan
 from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import Transcript, TranscriptRound
 from agent.graph.inputs import check_language
+from agent.graph.notice import Notice, said, text_of
 from agent.graph.plan import CANDIDATE_QUESTIONS_MINUTES
 from agent.graph.report import SessionReport
 from agent.graph.state import PlannedRound
@@ -50,10 +51,14 @@ class SessionView(BaseModel):
     transcript: Transcript
     """the answers so far: rounds with at least one answer (not validated as gradable while under way)."""
     message: str | None = None
-    """bad input: what was wrong; the session still waits at the same question."""
+    """bad input: what was wrong, in the session's language; the session still waits at the same question."""
+    message_keyed: Notice | None = None
+    """the same message as its key and fields, to render in the interface's language (`notice.py`)."""
     awaiting: Literal["candidate", "interviewer"] | None = None
     notice: str | None = None
-    """something the candidate should know, e.g. the round closed because its time ran out."""
+    """what the person should know, e.g. the round closed as its time ran out (the session's language)."""
+    notice_keyed: Notice | None = None
+    """the same notice as its key and fields; None for a notice stored as text (a session from before)."""
     snippets: list[Snippet] = Field(default_factory=list)
     """co-pilot: vLLM source that verifies (or refutes) the last answer's claims; empty without an index."""
     candidate_questions: list[str] = Field(default_factory=list)
@@ -101,7 +106,8 @@ def _elapsed(v: dict[str, Any]) -> float:
     return max(0.0, now - run["started_s"])
 
 
-def session_view(row: SessionRow, v: dict[str, Any], message: str | None = None) -> SessionView:
+def session_view(row: SessionRow, v: dict[str, Any], message: Notice | None = None) -> SessionView:
+    """What the caller sees of state `v`, with `message` (bad input) when the call was refused."""
     rounds: list[PlannedRound] = v["rounds"]
     idx = v["round_index"]
     phase = v["phase"]
@@ -129,9 +135,11 @@ def session_view(row: SessionRow, v: dict[str, Any], message: str | None = None)
         ],
         report=SessionReport.model_validate(v["report"]) if v["report"] else None,
         transcript=_transcript(v),
-        message=message,
+        message=message.text(v["language"]) if message else None,
+        message_keyed=message,
         awaiting=v["awaiting"],
-        notice=v.get("notice"),
+        notice=text_of(v.get("notice"), v["language"]),
+        notice_keyed=said(v.get("notice")),
         snippets=[Snippet.model_validate(x) for x in v.get("snippets", [])],
         candidate_questions=list(v.get("asked") or []),
     )

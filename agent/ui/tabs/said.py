@@ -13,6 +13,7 @@ from typing import Any
 import gradio as gr
 
 from agent.graph import Rejoined
+from agent.graph.notice import Notice
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of, outputs
 from agent.util.messages import LANGS, t
@@ -39,9 +40,15 @@ def paused(back: Rejoined) -> Said | None:
 
 
 def verbatim(text: str | None) -> Said:
-    """A text that reads the same in either interface language: the session's own notice (in the session's
-    language), an error's message."""
+    """A text that reads the same in either interface language: an error's message, a session's notice
+    stored as text before notices were keyed."""
     return said(lambda _lang: text or "")
+
+
+def keyed(message: Notice | None, text: str | None) -> Said:
+    """What a session says (its `notice`, or its `message` on bad input) in each interface language, from
+    its key and fields (`graph.notice`); `text` as it is when the session has only that (an old session)."""
+    return said(message.text) if message else verbatim(text)
 
 
 def joined(*parts: Said | None) -> Said:

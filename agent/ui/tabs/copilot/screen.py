@@ -17,7 +17,7 @@ from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
 from agent.ui.tabs import shared
-from agent.ui.tabs.said import Said, in_ui, joined, says, verbatim
+from agent.ui.tabs.said import Said, in_ui, joined, keyed, says, verbatim
 from agent.util.messages import t
 
 CONTROLS = ("mic", "transcribe", "save_answer", "ask", "close_round")
@@ -62,7 +62,10 @@ def copilot_out(
     choices = [sg.text for sg in view.suggestions]
     done = view.status == "done"
     notes = joined(
-        note, verbatim(view.notice), verbatim(view.message), says("ui.copilot_finished") if done else None
+        note,
+        keyed(view.notice_keyed, view.notice),
+        keyed(view.message_keyed, view.message),
+        says("ui.copilot_finished") if done else None,
     )
     on = gr.update(interactive=not done)
     box = answer_box(view, answered, keep)

@@ -16,7 +16,7 @@ from agent.overrides import OverrideLogError, effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
-from agent.ui.tabs.said import Said, in_ui, joined, said, verbatim
+from agent.ui.tabs.said import Said, in_ui, joined, keyed, said, verbatim
 from agent.ui.tabs.shared import (
     plan_controls,
     progress,
@@ -95,7 +95,7 @@ def practice_out(
     if held:
         state["question"] = None
         state["held"] = True
-    notes = joined(note, verbatim(view.notice), verbatim(view.message))
+    notes = joined(note, keyed(view.notice_keyed, view.notice), keyed(view.message_keyed, view.message))
     new_question = bool(state["question"]) and (not same_session or prev.get("question") != state["question"])
     # the question is spoken by `speak_question`, which runs when this state changes: text first
     state["say"] = secrets.token_hex(4) if new_question else prev.get("say")
