@@ -4,9 +4,11 @@ the English interface, switched to 中文 and back at each moment, every output 
 
 - Practice after Start: the status line, the note under the question's player (the question could not be
   spoken: this app's text to speech fails), the progress, the question, the unfinished sessions' list;
+- Practice after Finish with no answer: the session's refusal (tests/graph/test_notice.py), said to "you";
 - Practice after an answer and Retry: the status line (the retry's hint), the insight, the conversation;
 - Practice at the round-finished banner: the banner, the round's scores, the progress;
 - Co-pilot after Start: the status line, the progress, whose turn it is, the question;
+- Co-pilot after Close round with no answer: the session's refusal, about "the candidate";
 - Co-pilot after an answer and Accept: the override log's line, the draft scores, the suggestions, Accept.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): hc-3b-{moment}-{en,zh}.
@@ -116,6 +118,13 @@ def test_a_switch_mid_session_renders_every_output_again(
     }
     _switched(page, screenshots, "practice-start", start, {"#practice-unfinished": ("Full mock", "完整模拟")})
 
+    # Finish before any answer: the session's refusal, in the interface language and not the session's, to "you"
+    page.locator("#finish").click()
+    _shows(page, "#practice-status", "You have not answered")
+    refused: Seen = {"#practice-status": ("You have not answered in this round", "你在本轮还没有回答")}
+    _switched(page, screenshots, "practice-refused", refused)
+    assert "candidate" not in _text(page, "#practice-status").lower()
+
     # after an answer, retrying it: the retry's hint, the insight, the conversation
     page.locator("#answer textarea").fill(ANSWER)
     page.locator("#send").click()
@@ -155,6 +164,16 @@ def test_a_switch_mid_session_renders_every_output_again(
         "#copilot-question": ("Question:", "问题："),
     }
     _switched(page, screenshots, "copilot-start", c_start)
+
+    # Close round before any answer: the refusal to the interviewer, about "the candidate", follows the switch
+    page.locator("#copilot-close").click()
+    _shows(page, "#copilot-status", "The candidate has not answered")
+    _switched(
+        page,
+        screenshots,
+        "copilot-refused",
+        {"#copilot-status": ("The candidate has not answered in this round", "本轮候选人还没有回答")},
+    )
 
     # an answer saved and its draft score accepted: the log's line, the draft, the suggestions, Accept
     page.locator("#copilot-answer textarea").fill(ANSWER)
