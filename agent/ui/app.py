@@ -64,7 +64,7 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
 
         switched.change(
             ctx.bind(switch, panes),
-            [ui, *(p.state for p in panes), owner_state],
+            [ui, *(p.state for p in panes), owner_state, *(x for p in panes for x in p.rerender_inputs)],
             [
                 *T.blocks,
                 *(p.question for p in panes),
@@ -179,18 +179,20 @@ def switch(
     c: dict[str, Any],
     owner_v: str | None,
     request: gr.Request,
+    *more_v: Any,
 ) -> list[Any]:
     """Every label in the new language, the rendered question and progress of both tabs, and what else
-    a tab shows of its session (Practice: the insight, the round's scores, the conversation)."""
+    a tab shows (Practice: the insight, the round's scores, the conversation; Co-pilot: its decisions and
+    status lines, from the values of its `rerender_inputs`, `more_v` holding each tab's in turn)."""
     lang = lang_of(ui_v)
     questions = [question_md(st, lang) for st in (p, c)]
     owner = ctx.owner_of(owner_v, request)
-    again = [
-        x
-        for pane, st in zip(panes, (p, c), strict=True)
-        if pane.rerender is not None
-        for x in pane.rerender(ctx, st, lang, owner)
-    ]
+    again: list[Any] = []
+    more = list(more_v)
+    for pane, st in zip(panes, (p, c), strict=True):
+        mine, more = more[: len(pane.rerender_inputs)], more[len(pane.rerender_inputs) :]
+        if pane.rerender is not None:
+            again += pane.rerender(ctx, st, lang, owner, *mine)
     return [*ctx.texts.updates(lang), *questions, progress(ctx, p, lang), progress(ctx, c, lang), *again]
 
 

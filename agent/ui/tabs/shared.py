@@ -48,8 +48,11 @@ class SessionPane:
     on_load: Callable[[Any], None] | None = None
     """Chains the tab's own events after the page's load event (which knows the page's owner)."""
     rerendered: list[Any] = field(default_factory=list)
-    """Further components the language switch renders again, with `rerender(ctx, state, ui, owner)`."""
-    rerender: Callable[[AppContext, dict[str, Any], Lang, str], list[Any]] | None = None
+    """Further components the language switch renders again, with `rerender(ctx, state, ui, owner, *more)`
+    in its one event (`agent/ui/app.py`: not a later listener of the switch)."""
+    rerender: Callable[..., list[Any]] | None = None
+    rerender_inputs: list[Any] = field(default_factory=list)
+    """The values `rerender` takes after the owner (`more`)."""
 
 
 def session_tab(ctx: AppContext, name: str, tab_id: str) -> gr.Tab:

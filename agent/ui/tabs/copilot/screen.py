@@ -17,6 +17,7 @@ from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
 from agent.ui.tabs import shared
+from agent.ui.tabs.copilot.decisions import decision_labels
 from agent.ui.tabs.said import Said, in_ui, joined, keyed, says, verbatim
 from agent.util.messages import t
 
@@ -34,16 +35,17 @@ def copilot_out(
     ui: Lang,
     *,
     note: Said | None = None,
-    keep: str = "",
+    keep: str | None = "",
 ) -> list[Any]:
     """The tab's outputs for `view`; without a view the tab stays as it was, with `note` as its status.
     A session newly on screen (started or resumed) sets the plan, the interview language and the
-    self-check box as it has them. Last, the status line in both languages (`said.follow_switch`)."""
+    self-check box as it has them. `keep`: the answer box's value when the step was refused (None: as it
+    is). Last, the status line in both languages (the language switch shows it again: `rerender`)."""
     if view is None:
         return [
             prev,
             *[gr.update()] * 4,
-            keep,
+            gr.update() if keep is None else keep,
             *[gr.update()] * 5,
             in_ui(note, ui),
             gr.update(),
@@ -67,7 +69,7 @@ def copilot_out(
         keyed(view.message_keyed, view.message),
         says("ui.copilot_finished") if done else None,
     )
-    on = gr.update(interactive=not done)
+    on = controls_on(view)
     box = answer_box(view, answered, keep)
     # the answer box emptied for what comes next (the answer saved, the next question asked, another session):
     # the recording transcribed into it goes too, so Transcribe cannot paste it again (as in Practice)
@@ -89,13 +91,30 @@ def copilot_out(
         shared.snippets_for(ctx, shared.round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
         in_ui(notes, ui),
         json.loads(view.model_dump_json(exclude={"report"})),
-        *[shared.recorder_update(state, on=not done) if c == "mic" else on for c in CONTROLS],
+        *[shared.recorder_update(state, on=not done) if c == "mic" else gr.update(interactive=on[c]) for c in CONTROLS],
         plan,
         lang,
         shared.self_check_box(self_check, view),
         previous,
         notes,
     ]
+
+
+def controls_on(view: SessionView) -> dict[str, bool]:
+    """Which of `CONTROLS` can act now: none once the session is finished; Ask while the session waits for
+    the interviewer's next question (the candidate's answer saved: before it, the question on screen waits
+    for the candidate); Close once the round under way has an answer (the graph refuses it before)."""
+    if view.status == "done":
+        return dict.fromkeys(CONTROLS, False)
+    last = view.transcript.rounds[-1] if view.transcript.rounds else None
+    answered = view.round is None or (
+        last is not None and last.round == view.round and bool(last.candidate_text().strip())
+    )
+    return {
+        **dict.fromkeys(CONTROLS, True),
+        "ask": view.awaiting == "interviewer",
+        "close_round": answered,
+    }
 
 
 def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
@@ -139,9 +158,30 @@ def finished_md(ctx: AppContext, report: SessionReport, ui: Lang, *, key: str) -
     return views.finished_report_md(report, eff, ctx.rubric, ui)
 
 
-def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
-    """What the tab shows of its session, in the interface language `ui` (the language switch): whose turn
-    it is, the suggestions' heading, the draft scores and the vLLM sources."""
+RERENDERED = ("waiting", "suggestions", "draft", "sources", "accept", "override", "status", "log_status")
+"""What `rerender` renders again, in this order (the tab's `SessionPane.rerendered`)."""
+
+
+def rerender(
+    ctx: AppContext,
+    state: dict[str, Any],
+    ui: Lang,
+    owner: str,
+    dim: str | None,
+    status: Said | None,
+    log: Said | None,
+) -> list[Any]:
+    """What the tab shows, in the interface language `ui`, in the language switch's one event with the rest
+    of the page (issue 12: Accept and Override, a later listener of the switch, came seconds after it):
+    whose turn it is, the suggestions' heading, the draft scores and the vLLM sources of its session; Accept
+    and Override, named for the draft and the dimension `dim` (`decision_labels`); the status line and the
+    override log's answer (`status`, `log`: each line in both languages; one never said stays as it is)."""
+    lines = [gr.update() if line is None else in_ui(line, ui) for line in (status, log)]
+    return [*session_again(ctx, state, ui, owner), *decision_labels(ctx, state, dim, ui), *lines]
+
+
+def session_again(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
+    """Whose turn it is, the suggestions' heading, the draft scores and the vLLM sources, in `ui`."""
     if not state.get("sid"):
         return [gr.update()] * 4
     try:
@@ -158,11 +198,11 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     ]
 
 
-def answer_box(view: SessionView, answered: bool, keep: str) -> dict[str, Any]:
-    """The answer box's new value: kept when the input was refused, emptied once an answer is saved or the
-    candidate is to answer, else as it is (no value)."""
+def answer_box(view: SessionView, answered: bool, keep: str | None) -> dict[str, Any]:
+    """The answer box's new value: `keep` when the input was refused (None: as it is), emptied once an
+    answer is saved or the candidate is to answer, else as it is (no value)."""
     if view.message:
-        return {"value": keep}
+        return {} if keep is None else {"value": keep}
     if answered or view.awaiting == "candidate" or view.status == "done":
         return {"value": ""}
     return {}

@@ -6,10 +6,9 @@ import gradio as gr
 
 from agent.ui.context import AppContext
 from agent.ui.tabs.copilot.decisions import decide, decision_labels
-from agent.ui.tabs.copilot.screen import CONTROLS, rerender
+from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, rerender
 from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
-from agent.ui.tabs.said import follow_switch
 from agent.ui.tabs.shared import (
     PlanIds,
     SessionPane,
@@ -74,6 +73,7 @@ def build(ctx: AppContext) -> SessionPane:
                     )
         c_status = gr.Markdown("", elem_id="copilot-status")
         # the status line and the override log's answer in both languages: the language switch shows them again
+        # (`rerender`)
         c_status_said, c_log_said = gr.State(None), gr.State(None)
         with gr.Row():
             with gr.Column(scale=3):
@@ -86,7 +86,7 @@ def build(ctx: AppContext) -> SessionPane:
                 c_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, elem_id="copilot-reviewer")
             c_reason = T(gr.Textbox, {"label": "ui.reason"}, elem_id="copilot-reason")
             with gr.Row():
-                # their labels name the round and dimension they act on (decision_labels), in the language
+                # their labels name the round and dimension they act on (decision_labels), in the language;
                 # off until there is a draft of the round under way (decision_labels)
                 c_accept = gr.Button(
                     t("ui.accept_draft", ctx.ui_lang), interactive=False, elem_id="copilot-accept"
@@ -133,7 +133,8 @@ def build(ctx: AppContext) -> SessionPane:
     )
     c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
-    c_ask.click(bind(ask_question), [c_next, c_state, *common], outputs, api_name="ask_question")
+    # last, the follow-up picked: the question started from it is that follow-up, edited or not
+    c_ask.click(bind(ask_question), [c_next, c_state, *common, c_pick], outputs, api_name="ask_question")
     c_close.click(bind(close_copilot_round), [c_state, *common], outputs, api_name="close_copilot_round")
     c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
     gr.on(
@@ -147,19 +148,22 @@ def build(ctx: AppContext) -> SessionPane:
     decided = [c_log_status, c_log_said]
     c_accept.click(bind(decide, True), decide_inputs, decided, api_name="copilot_accept")
     c_override.click(bind(decide, False), decide_inputs, decided, api_name="copilot_override")
-    follow_switch(ctx, "copilot", [(c_status_said, c_status), (c_log_said, c_log_status)])
+    # (the language switch names them with the rest of the page: `rerender`)
     gr.on(
-        [c_state.change, c_dim.change, ctx.ui.change],
+        [c_state.change, c_dim.change],
         bind(decision_labels),
         [c_state, c_dim, ctx.ui],
         [c_accept, c_override],
         api_name="copilot_decision_labels",
         show_progress="hidden",
     )
+    again = [c_waiting, c_suggestions, c_draft, c_sources, c_accept, c_override, c_status, c_log_status]
+    assert len(again) == len(RERENDERED)
     return SessionPane(
         state=c_state,
         question=c_question,
         progress=c_progress,
-        rerendered=[c_waiting, c_suggestions, c_draft, c_sources],
+        rerendered=again,
         rerender=rerender,
+        rerender_inputs=[c_dim, c_status_said, c_log_said],
     )

@@ -18,12 +18,19 @@ from agent.ui.tabs.shared import session_errors_noted
 
 
 def copilot_call(
-    ctx: AppContext, fn: Callable[[str, str], SessionView], text: str, state: dict[str, Any], ui: Lang
+    ctx: AppContext,
+    fn: Callable[[str, str], SessionView],
+    text: str,
+    state: dict[str, Any],
+    ui: Lang,
+    *,
+    keep: str | None,
 ) -> list[Any]:
-    """`fn(session id, text)` on the tab's session, shown; a note when the tab has no session."""
+    """`fn(session id, text)` on the tab's session, shown; a note when the tab has no session. `keep`: what
+    the answer box holds when the step is refused (None: as it is)."""
     if not state.get("sid"):
-        return copilot_note(ctx, state, ui, says("ui.no_session"), keep=text)
-    return copilot_out(ctx, fn(state["sid"], text), state, ui, keep=text)
+        return copilot_out(ctx, None, state, ui, note=says("ui.no_session"), keep=keep)
+    return copilot_out(ctx, fn(state["sid"], text), state, ui, keep=keep)
 
 
 @session_errors_noted(copilot_note)
@@ -31,17 +38,37 @@ def record_answer(
     ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     owner = ctx.owner_of(owner_v, request)
+    text = text or ""
     return copilot_call(
-        ctx, lambda sid, x: graph.answer(sid, x, owner=owner), text or "", state, lang_of(ui_v)
+        ctx, lambda sid, x: graph.answer(sid, x, owner=owner), text, state, lang_of(ui_v), keep=text
     )
 
 
 @session_errors_noted(copilot_note)
 def ask_question(
-    ctx: AppContext, text: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+    ctx: AppContext,
+    text: str,
+    state: dict[str, Any],
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+    pick: str | None = None,
 ) -> list[Any]:
+    """Ask `text`, the next question; `pick`: the suggested follow-up it was started from (picked, then
+    perhaps edited), which it is as long as it still asks it in part (`graph.ask`). No question: a note
+    saying what is missing, the session as it was."""
     owner = ctx.owner_of(owner_v, request)
-    return copilot_call(ctx, lambda sid, x: graph.ask(sid, x, owner=owner), text or "", state, lang_of(ui_v))
+    ui = lang_of(ui_v)
+    if state.get("sid") and not (text or "").strip():
+        return copilot_out(ctx, None, state, ui, note=says("ui.ask_needs_question"), keep=None)
+    return copilot_call(
+        ctx,
+        lambda sid, x: graph.ask(sid, x, owner=owner),
+        text or "",
+        state,
+        ui,
+        keep=None,
+    )
 
 
 @session_errors_noted(copilot_note)
@@ -49,7 +76,9 @@ def close_copilot_round(
     ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     owner = ctx.owner_of(owner_v, request)
-    return copilot_call(ctx, lambda sid, _x: graph.close_round(sid, owner=owner), "", state, lang_of(ui_v))
+    return copilot_call(
+        ctx, lambda sid, _x: graph.close_round(sid, owner=owner), "", state, lang_of(ui_v), keep=None
+    )
 
 
 def use_followup(pick: str | None, current: str) -> str:
