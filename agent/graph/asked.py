@@ -19,6 +19,10 @@ from agent.graph.state import Suggestion
 CLOSE = 0.65
 """Shared words (Dice coefficient of `_words`) from which two questions are one question. The rubric's
 distinct questions and follow-ups of a round stay below it (tests/graph/test_asked.py checks them all)."""
+EDITED = 0.3
+"""Shared words from which a question the interviewer edited from the suggestion they picked still asks it:
+below `CLOSE`, as Chinese, compared by pairs of characters, moves further from its suggestion than English
+does for the same edit (a rewording keeping the same few terms)."""
 _CONTAINED = 12
 """A question at least this long (normalised), found whole inside a longer one, is asked by it."""
 
@@ -97,12 +101,17 @@ def not_asked(suggestions: Sequence[Suggestion], tr: dict[str, Any]) -> list[Sug
     return [s for s in suggestions if not asked_already(s["text"], asked)]
 
 
-def picked(offer: Sequence[Suggestion], text: str) -> Suggestion | None:
-    """The suggestion on offer that the interviewer's question asks: its very words first, else the one
-    closest to it, when it is close enough (`same_question`); None for a question of their own."""
+def picked(offer: Sequence[Suggestion], text: str, *, started_from: str | None = None) -> Suggestion | None:
+    """The suggestion on offer that the interviewer's question asks: its very words first, then the one they
+    picked and edited into it (`started_from`) while it still shares some of its words (`EDITED`), else the
+    one closest to it, when it is close enough (`same_question`); None for a question of their own."""
     target = said(text)
     for s in offer:
         if said(s["text"]) == target:
+            return s
+    start = said(started_from or "")
+    for s in offer:
+        if start and said(s["text"]) == start and closeness(s["text"], text) >= EDITED:
             return s
     near = [s for s in offer if same_question(s["text"], text)]
     return max(near, key=lambda s: closeness(s["text"], text), default=None)

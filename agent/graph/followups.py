@@ -97,17 +97,17 @@ def matched_facts(rnd: Round, answer: str, given: list[str]) -> list[str]:
 
 
 def chosen(
-    ctx: GraphContext, state: InterviewState, text: str, run: RoundRun
+    ctx: GraphContext, state: InterviewState, text: str, run: RoundRun, started_from: str | None = None
 ) -> tuple[dict[str, Any], RoundRun]:
     """Co-pilot: which listed follow-up or question the interviewer chose, or their own question.
 
     A question that asks one of the suggestions on offer (`asked.picked`: its words, or the interviewer's
-    own close to them) is that suggestion; a project question's follow-up is that question's before it
+    own close to them, or edited from the one they picked, `started_from`) is that suggestion; a project question's follow-up is that question's before it
     is the listed follow-up of the same words, so the question counts as followed up."""
     lang = state["language"]
     rnd = current_round(ctx, state)
     plan = planned(state)
-    offer = picked(state["suggestions"], text)
+    offer = picked(state["suggestions"], text, started_from=started_from)
     norm = said(offer["text"] if offer else text)
     run = RoundRun(**run)
     for k, q in enumerate(rnd.questions):

@@ -188,7 +188,7 @@ def record(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         extra: dict[str, Any] = {}
         run = state["run"]
         if kind == "ask" and run is not None:
-            extra, run = chosen(runtime.context, state, inbox["text"], run)
+            extra, run = chosen(runtime.context, state, inbox["text"], run, inbox.get("picked"))
         t = turn("interviewer", inbox["text"], at, **extra)
         upd: Update = {**common, "transcript": _with_turn(state, t), "route": "wait"}
         if kind == "ask":

@@ -260,7 +260,9 @@ def answer(
 
 
 @_store_guard("nothing was recorded; the session is as it was")
-def _interviewer(session_id: str, kind: InboxKind, text: str, owner: str | None) -> SessionView:
+def _interviewer(
+    session_id: str, kind: InboxKind, text: str, owner: str | None, picked: str | None = None
+) -> SessionView:
     with _held(session_id, owner) as (store, row, ctx, v):
         if v["phase"] == "done":
             return session_view(row, v, notice(for_mode("interview.done", v["mode"])))
@@ -274,13 +276,17 @@ def _interviewer(session_id: str, kind: InboxKind, text: str, owner: str | None)
         elif v["phase"] == "rounds" and not _round_chars(v):
             return session_view(row, v, notice(for_mode("interview.no_answer_yet", v["mode"])))
         at = time.time() - v["clock_base"] if not v["simulated"] else v["clock_s"]
-        v = _resume(store, row, ctx, Inbox(kind=kind, text=text, at_s=at, clocked=False))
+        inbox = Inbox(kind=kind, text=text, at_s=at, clocked=False)
+        if picked:
+            inbox["picked"] = picked
+        v = _resume(store, row, ctx, inbox)
     return session_view(row, v)
 
 
-def ask(session_id: str, question: str, *, owner: str | None = None) -> SessionView:
-    """Co-pilot: the interviewer's chosen follow-up (a suggestion's text) or their own question."""
-    return _interviewer(session_id, "ask", question, owner)
+def ask(session_id: str, question: str, *, owner: str | None = None, picked: str | None = None) -> SessionView:
+    """Co-pilot: the interviewer's chosen follow-up (a suggestion's text) or their own question; `picked`: the
+    suggestion the interviewer picked and then edited into `question` (`asked.picked`)."""
+    return _interviewer(session_id, "ask", question, owner, picked)
 
 
 def close_round(session_id: str, *, owner: str | None = None) -> SessionView:

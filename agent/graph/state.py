@@ -44,6 +44,8 @@ class Inbox(TypedDict):
     """True when the caller gave the time (tests, recorded transcripts), False for the wall clock."""
     earlier: NotRequired[list[dict[str, Any]]]
     """a retried answer (`agent.graph.retry`): the earlier attempts at it, each {"text", "at_s"}."""
+    picked: NotRequired[str]
+    """co-pilot's Ask: the suggestion the interviewer picked and started the question from (`asked.picked`)."""
 
 
 class RoundRun(TypedDict):

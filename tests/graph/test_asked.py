@@ -3,10 +3,10 @@ the suggestion put another way), and that it tells apart the questions a round m
 
 from __future__ import annotations
 
-from agent.graph.asked import same_question
+from agent.graph.asked import picked, same_question
 from agent.graph.followups import localise
 from agent.graph.nodes import prompt_text
-from agent.graph.state import PlannedRound
+from agent.graph.state import PlannedRound, Suggestion
 from agent.rubric import Rubric
 
 
@@ -52,3 +52,19 @@ def test_a_fresh_capacity_variant_keeps_its_questions_apart(rubric: Rubric) -> N
             for k, a in enumerate(texts):
                 for b in texts[k + 1 :]:
                     assert not same_question(a, b), (seed, lang, a, b)
+
+
+def test_a_picked_suggestion_edited_is_still_that_suggestion() -> None:
+    """`picked`: the suggestion the interviewer picked and reworded (`started_from`) is the one asked, in
+    Chinese too, where the same rewording moves further from it in pairs of characters; not another
+    suggestion, nor a question that no longer shares its words."""
+    offer = [
+        Suggestion(text="你怎么确认算出的每 rank KV 预算真的能给 KV？下一步看什么？", why=""),
+        Suggestion(text="若 H_kv=2 < TP=4，分片假设会怎样？", why=""),
+    ]
+    edited = "你怎么确认每 rank 的 KV 预算真的可用？"
+    assert picked(offer, edited) is None  # too far in its words alone
+    assert picked(offer, edited, started_from=offer[0]["text"]) == offer[0]
+    assert picked(offer, edited, started_from=offer[1]["text"]) is None
+    assert picked(offer, "你上次部署用的是哪种 GPU？", started_from=offer[0]["text"]) is None
+    assert picked(offer, edited, started_from="不在建议里的问题") is None

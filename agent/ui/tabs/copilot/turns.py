@@ -63,7 +63,7 @@ def ask_question(
         return copilot_out(ctx, None, state, ui, note=says("ui.ask_needs_question"), keep=None)
     return copilot_call(
         ctx,
-        lambda sid, x: graph.ask(sid, x, owner=owner),
+        lambda sid, x: graph.ask(sid, x, owner=owner, picked=pick or None),
         text or "",
         state,
         ui,
