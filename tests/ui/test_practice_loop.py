@@ -8,6 +8,7 @@ Screenshots go to $COACH_SCREENSHOTS (default: <tmp>/coach-screenshots): 7-… E
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,6 +86,19 @@ def _text(page: Page, selector: str) -> str:
     return str(page.evaluate("s => document.querySelector(s)?.innerText || ''", selector))
 
 
+def _lacks(page: Page, lang: str) -> tuple[int, int]:
+    """(N, M) of the insight's "The round still lacks (N of M)" / "本轮仍缺少（M 项中的 N 项）"."""
+    text = _text(page, "#answer-insight")
+    got = re.search(r"\((\d+) of (\d+)\)", text) if lang == "en" else re.search(r"（(\d+) 项中的 (\d+) 项）", text)
+    assert got is not None, text
+    return (int(got[1]), int(got[2])) if lang == "en" else (int(got[2]), int(got[1]))
+
+
+def _ticks(page: Page) -> int:
+    """The insight's ticked items, those folded away under "… more" too."""
+    return int(page.evaluate("() => (document.querySelector('#answer-insight')?.textContent || '').split('✓').length - 1"))
+
+
 def _send(page: Page, answer: str, seen: dict[str, str]) -> float:
     """Sends `answer`; the seconds until its insight is on screen. As a candidate would, it answers
     after the question is spoken (the speech is made on the same two cores)."""
@@ -132,9 +146,15 @@ def test_insight_round_banner_and_conversation(
     assert seen["you"].rstrip(":") in conv and first[:40] in conv, conv
     _shot(page, screenshots, f"{7 if lang == 'en' else 8}a-insight-{lang}")
 
+    n, m = _lacks(page, lang)
     took = _send(page, second, seen)
     assert took < _allowed_s(), f"the insight took {took:.2f} s (load {os.getloadavg()[0]:.1f})"
     _shows(page, "#conversation", second[:30])
+    # one set of items per round (issue 12): ticked (this answer's and earlier ones) + lacking = the same total
+    n2, m2 = _lacks(page, lang)
+    assert m2 == m and n2 < n, _text(page, "#answer-insight")
+    assert n2 + _ticks(page) == m2, _text(page, "#answer-insight")
+    _shot(page, screenshots, f"{7 if lang == 'en' else 8}a2-insight-second-{lang}")
 
     # 2. the round-finished banner at the top; the next round waits for the candidate
     page.get_by_role("button", name=seen["finish"]).click()
@@ -143,6 +163,8 @@ def test_insight_round_banner_and_conversation(
     text = banner.inner_text()
     assert "/5" in text and "“" in text, text
     assert seen["flag"] in text and not any(i in text for i in INTERNAL), text
+    said = re.search(r"of its (\d+) expected items" if lang == "en" else r"本轮覆盖了 (\d+) 项期望要点", text)
+    assert said is not None and int(said[1]) == m2, text  # the banner counts the insight's items
     _shows(page, "#practice-question", seen["held"])
     assert page.locator("#send").is_disabled()
     assert page.get_by_role("button", name=seen["finish"]).is_disabled()  # nothing to finish yet

@@ -16,6 +16,7 @@ from agent.ui.tabs import shared
 from agent.ui.tabs.copilot import decisions, turns
 from agent.ui.tabs.copilot import sessions as copilot_sessions
 from agent.ui.tabs.practice import screen, sessions
+from agent.util.messages import t
 
 
 def test_the_plan_list_offers_the_self_check_alone_and_names_plans_that_add_it(ctx: AppContext) -> None:
@@ -109,10 +110,12 @@ def test_the_insight_does_not_give_the_next_questions_away(ctx: AppContext) -> N
     texts = {i.id: i.text.en for i in rubric.evidence("self-check")}
     assert texts["common-rollback"] in md
     assert not [e for e in later if texts[e] in md]
-    # the items the judge measured the answer against (an answer with no quantities: not the one on labelling
-    # them, `judge.scoring.scored_items`)
+    # counted on the items the judge measured the answer against (an answer with no quantities: not the one on
+    # labelling them, `judge.scoring.scored_items`), those the next questions ask counted but not named
     judged = {i.id for i in views.expected_items(rubric, ra)}
-    asked = len(judged - later)
-    assert f"The round still lacks ({asked - len(views.covered_ids(ra))} of {asked})" in md
+    lacking = judged - set(views.covered_ids(ra))
+    assert f"The round still lacks ({len(lacking)} of {len(judged)})" in md
+    assert t("ui.insight_held", "en", n=len(lacking & later)) in md
     over = views.insight_md(rubric, ra, [], "en", "en", round_over=True)
-    assert f"of {len(judged)})" in over  # once the round is over, every item it was judged on
+    assert f"({len(lacking)} of {len(judged)})" in over  # once the round is over, the same count, all named
+    assert t("ui.insight_held", "en", n=len(lacking & later)) not in over

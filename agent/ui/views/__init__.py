@@ -19,6 +19,7 @@ from agent.ui.views.conversation import conversation_md, transcript_md
 from agent.ui.views.delivery import delivery_md
 from agent.ui.views.insight import (
     answer_covered,
+    counted_ids,
     covered_ids,
     expected_items,
     insight_md,
@@ -49,6 +50,7 @@ __all__ = [
     "clock",
     "colon",
     "conversation_md",
+    "counted_ids",
     "covered_ids",
     "cut",
     "delivery_md",

@@ -126,6 +126,10 @@ def round_banner_md(
         note = dimension_note(rubric, ra, d, lang, ui)
         out.append(f"| {dim_title(rubric, d, ui)} | {ra.scores[d]}/5 | {shown} | {safe_md(note)} |")
     out.append("")
+    # the round as a whole, counted on the same items as the insight after each answer
+    items = {i.id for i in expected_items(rubric, ra)}
+    shown_items = len(items & set(covered_ids(ra)))
+    out += [t("ui.banner_items", ui, covered=shown_items, total=len(items)), ""]
     if ra.flags:
         out.append(bold_label(t("ui.flags", ui), ui))
         for f in ra.flags:

@@ -89,6 +89,31 @@ def question_label(kind: dict[str, Any] | None, lang: Lang) -> str:
     return t("ui.followup_plain", lang)
 
 
+def counted_ids(rubric: Rubric, ra: RoundAssessment) -> list[str]:
+    """The ids of the round's items `ra` counts (`expected_items`), for the next answer's insight to say
+    when its total moved (`insight_md`'s `counted_before`)."""
+    return [i.id for i in expected_items(rubric, ra)]
+
+
+def recount_key(rubric: Rubric, before: set[str], now: set[str]) -> str:
+    """Why the round's total moved between two answers, as a message key: figures given (or gone), which make
+    labelling them count (lexicon `moot_without_numbers`), or the questions answered (a round's scope)."""
+    moot = set(rubric.lexicon.scoring.moot_without_numbers)
+    if (before ^ now) <= moot:
+        return "ui.insight_recount_figures" if now - before else "ui.insight_recount_no_figures"
+    return "ui.insight_recount_questions"
+
+
+def _ticked(items: Sequence[EvidenceItem], lang: Lang, ui: Lang) -> list[str]:
+    """Items ticked, the first `MISSING_SHOWN` openly and the rest folded away."""
+    out = [f"- ✓ {safe_md(i.text.get(lang))}" for i in items[:MISSING_SHOWN]]
+    rest = items[MISSING_SHOWN:]
+    if rest:
+        more = "".join(f"<li>✓ {safe_md(i.text.get(lang))}</li>" for i in rest)
+        out.append(f"\n<details><summary>{t('ui.more', ui, n=len(rest))}</summary><ul>{more}</ul></details>")
+    return out
+
+
 def insight_md(
     rubric: Rubric,
     ra: RoundAssessment,
@@ -99,14 +124,19 @@ def insight_md(
     round_over: bool,
     next_label: str = "",
     earlier: Sequence[str] | None = None,
+    counted_before: Sequence[str] | None = None,
 ) -> str:
-    """Right after an answer: the expected items it covered (✓) and those the round still lacks, in the
-    rubric's words in the session's language `lang`; headings in the interface language `ui`. `earlier`:
-    the items a retried answer's earlier attempt covered, compared with this one. While the round is open,
-    the items of its questions not asked yet are not listed as lacking (they would give the next answers away)."""
+    """Right after an answer: the expected items it covered (✓), those covered earlier in the round (✓) and
+    those the round still lacks, in the rubric's words in the session's language `lang`; headings in the
+    interface language `ui`. One set of items counts (`expected_items`, the judge's, as the banner's): what is
+    ticked and what is lacking add up to its total. While the round is open, the lacking items its questions
+    may still ask are counted but not named (they would give the next answers away). `earlier`: the items a
+    retried answer's earlier attempt covered, compared with this one. `counted_before`: the items the
+    previous answer's insight counted; when the total moved since, it says so and why."""
     items = expected_items(rubric, ra)
+    ids = {i.id for i in items}
     ahead = set() if round_over else not_asked_yet(rubric, ra)
-    done = set(covered_ids(ra))
+    done = set(covered_ids(ra)) & ids
     mine = set(covered)
     out = [f"#### {t('ui.insight_title', ui)}", ""]
     got = [i for i in items if i.id in mine]
@@ -116,9 +146,13 @@ def insight_md(
     else:
         out.append(t("ui.insight_none", ui))
     out.append("")
+    had_before = [i for i in items if i.id in done and i.id not in mine]
+    if had_before:
+        out.append(bold_label(t("ui.insight_covered_earlier", ui), ui))
+        out += [*_ticked(had_before, lang, ui), ""]
     if earlier is not None:
         before = set(earlier)
-        had = len(before & {i.id for i in items})
+        had = len(before & ids)
         out.append(f"**{t('ui.retry_compare', ui, before=had, now=len(got))}**")
         gained = [i for i in got if i.id not in before]
         lost = [i for i in items if i.id in before and i.id not in mine]
@@ -127,20 +161,25 @@ def insight_md(
                 items_said = listed([safe_md(i.text.get(lang).rstrip("。.")) for i in shown], lang)
                 out.append(f"- {t(key, ui)}{colon(ui)}{items_said}")  # "New this time: …" / "这次新覆盖：…"
         out.append("")
-    asked = [i for i in items if i.id not in ahead]
-    lacking = [i for i in asked if i.id not in done]
+    lacking = [i for i in items if i.id not in done]
+    named = [i for i in lacking if i.id not in ahead]
     if lacking:
         key = "ui.insight_lacked" if round_over else "ui.insight_lacks"
-        out.append(bold_label(t(key, ui, n=len(lacking), total=len(asked)), ui))
-        out += [f"- {safe_md(i.text.get(lang))}" for i in lacking[:MISSING_SHOWN]]
-        rest = lacking[MISSING_SHOWN:]
+        out.append(bold_label(t(key, ui, n=len(lacking), total=len(items)), ui))
+        out += [f"- {safe_md(i.text.get(lang))}" for i in named[:MISSING_SHOWN]]
+        rest = named[MISSING_SHOWN:]
         if rest:
             more = "".join(f"<li>{safe_md(i.text.get(lang))}</li>" for i in rest)
             out.append(
                 f"\n<details><summary>{t('ui.more', ui, n=len(rest))}</summary><ul>{more}</ul></details>"
             )
+        if len(named) < len(lacking):
+            out += ["", f"<i>{t('ui.insight_held', ui, n=len(lacking) - len(named))}</i>"]
     else:
         out.append(t("ui.insight_all", ui))
+    if counted_before is not None and set(counted_before) != ids:
+        why = t(recount_key(rubric, set(counted_before), ids), ui)
+        out += ["", t("ui.insight_recount", ui, total=len(items), before=len(set(counted_before)), why=why)]
     if next_label:
         out += ["", f"**{t('ui.insight_next', ui, label=next_label)}**"]
     return "\n".join(out)

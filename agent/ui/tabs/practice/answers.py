@@ -33,7 +33,7 @@ def send_answer(
     step, before, earlier = partial(graph.answer, text=text), state, None
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
         step = partial(graph.retry_answer, text=text)
-        before = {**state, "covered": state.get("covered_before", [])}
+        before = {**state, "covered": state.get("covered_before", []), "counted": state.get("counted_before")}
         earlier = state.get("mine", [])
         if state["retrying"].get("closed"):  # as the page stood before the round closed on that answer
             before.update(round_index=state["round_index"] - 1, round=state["retrying"]["round"], held=False)

@@ -151,8 +151,12 @@ def practice_out(
         view.last_assessment if view.last_assessment and view.last_assessment.round == view.round else None
     )
     state["covered"] = views.covered_ids(drafted) if not round_ended and not held else []
+    # the items the round's draft counts: the next answer's insight says when its total moved since
+    state["counted"] = (
+        views.counted_ids(rubric, drafted) if drafted is not None and not round_ended and not held else []
+    )
     # what retrying the last answer compares with: the round before it, and what it covered
-    for key in ("covered_before", "mine"):
+    for key in ("covered_before", "mine", "counted_before"):
         state[key] = prev.get(key, []) if same_session else []
     answered = next((r for r in view.transcript.rounds if r.round == view.round), None)
     if not same_session and drafted is not None:  # a reload or resume: read them back from the session
@@ -181,6 +185,7 @@ def practice_out(
     if sent is not None and not view.message and current is not None and prev.get("round") is not None:
         mine = views.answer_covered(current, sent, prev.get("covered", []))
         state["covered_before"], state["mine"] = list(prev.get("covered", [])), mine
+        state["counted_before"] = list(prev.get("counted") or []) or None
         insight = views.insight_md(
             rubric,
             current,
@@ -190,8 +195,9 @@ def practice_out(
             round_over=round_ended,
             next_label="" if round_ended else views.question_label(state.get("kind"), ui),
             earlier=earlier,
+            counted_before=state["counted_before"],
         )
-        state["insight"] = {"round_over": round_ended, "earlier": earlier}
+        state["insight"] = {"round_over": round_ended, "earlier": earlier, "counted": state["counted_before"]}
         state["delivery"] = delivery.model_dump(mode="json") if delivery else None
         delivery_out = _delivery_shown(delivery, ui)
     # the answer a round closed on (Send, not Finish) may be answered again while its banner is up
@@ -338,6 +344,7 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
             round_over=bool(info.get("round_over")),
             next_label="" if info.get("round_over") else views.question_label(state.get("kind"), ui),
             earlier=info.get("earlier"),
+            counted_before=info.get("counted"),
         )
     delivery: Any = gr.update()
     if info and state.get("delivery"):
