@@ -5,18 +5,27 @@ and used by `agent/ui/views/scores.py`."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from agent.contracts.labels import flag_line, flag_name, judge_line, why_text
 from agent.contracts.report import Report, RoundAssessment, SampleSpread
+from agent.grading.effective import EffectiveRound, OverriddenScore, effective_rounds
+from agent.overrides import EffectiveScore
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
-from agent.util.messages import bold_label, colon, enumerated, labelled, t
+from agent.util.messages import bold_label, bracketed, colon, enumerated, labelled, listed, t
 
 
-def report_json(r: Report) -> str:
-    """The report as `interview grade --format json` writes it (the Report contract, fields in order)."""
-    return json.dumps(r.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+def report_json(r: Report, rubric: Rubric | None = None, effective: Sequence[EffectiveScore] | None = None) -> str:
+    """The report as `interview grade --format json` writes it (the Report contract, fields in order). With
+    `effective` (its scores after human overrides) each round also has `effective`: its scores, total and
+    pass line after them and the overrides (who, from what, why); the judge's stay in `scores`, `total` and
+    `passed`."""
+    doc = r.model_dump(mode="json")
+    if rubric is not None and effective is not None:
+        for shown, er in zip(doc["rounds"], effective_rounds(rubric, r, effective), strict=True):
+            shown["effective"] = er.model_dump(mode="json", include={"scores", "total", "passed", "overridden"})
+    return json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 
 def bullets(label: str, items: Iterable[str], lang: Lang) -> list[str]:
@@ -42,9 +51,31 @@ def quote_items(ra: RoundAssessment, rubric: Rubric, lang: Lang, text: Callable[
     ]
 
 
-def report_markdown(report: Report, rubric: Rubric) -> str:
+def overridden_text(o: OverriddenScore, lang: Lang) -> str:
+    """ "overridden by Rui Chen: 2 → 4" / "由 Rui Chen 人工改分：2 → 4", and when it was made against another
+    judge score, that too."""
+    said = t("report.overridden_by", lang, reviewer=o.reviewer, judge=o.judge, human=o.effective)
+    return listed([said, t("report.override_stale", lang)], lang) if o.stale else said
+
+
+def total_text(er: EffectiveRound, lang: Lang) -> str:
+    """A round's total after overrides, the judge's beside it when they differ: "16/25 (judge: 14)"."""
+    if er.total == er.judge_total:
+        return f"{er.total}/25"
+    return f"{er.total}/25" + bracketed(t("report.judge_total", lang, total=er.judge_total), lang)
+
+
+def _mark(passed: bool | None) -> str:
+    return "✓" if passed else "✗"
+
+
+def report_markdown(report: Report, rubric: Rubric, effective: Sequence[EffectiveScore] | None = None) -> str:
+    """The report as Markdown. `effective`: the report's scores after human overrides
+    (`overrides.effective_scores`): the totals and pass lines count them, an overridden score reads
+    judge → reviewer with who and why; without it, the judge's scores as they are."""
     lang = report.language
     j = report.judge
+    after = {er.round: er for er in effective_rounds(rubric, report, effective)}
     out = [f"# {t('report.report', lang)}{colon(lang)}{report.id}", ""]
     # the judge by name and what it does; its ids (model, rubric version, hashes) are in the JSON
     out.append(labelled(t("report.judge", lang), judge_line(j, lang), lang))
@@ -59,10 +90,15 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
     out.append("|---" * (len(DIMENSIONS) + 3) + "|")
     for ra in report.rounds:
         title = rubric.round(ra.round).title.get(lang)
-        cells = " | ".join(str(ra.scores[d]) for d in DIMENSIONS)
+        er = after[ra.round]
+        cells = " | ".join(
+            f"{o.judge} → {o.effective}" if (o := er.override_of(d)) else str(er.scores[d]) for d in DIMENSIONS
+        )
         flags = enumerated((flag_name(f, lang) for f in ra.flags), lang)
-        out.append(f"| {title} | {cells} | {ra.total}/25 | {flags or '—'} |")
+        out.append(f"| {title} | {cells} | {total_text(er, lang)} | {flags or '—'} |")
     out.append("")
+    if any(er.changed for er in after.values()):
+        out += [t("report.overrides_applied", lang), ""]
     raised = list(dict.fromkeys(f for ra in report.rounds for f in ra.flags))
     if raised:
         out += bullets(t("report.flag_meanings", lang), [flag_line(f, lang) for f in raised], lang)
@@ -71,16 +107,25 @@ def report_markdown(report: Report, rubric: Rubric) -> str:
         out += [f"## {t('report.risks', lang)}", *[f"- {r}" for r in report.risks], ""]
     for ra in report.rounds:
         title = rubric.round(ra.round).title.get(lang)
-        out += [f"## {title} — {ra.total}/25", ""]
-        if ra.passed is not None:
-            out.append(labelled(t("report.passed", lang), "✓" if ra.passed else "✗", lang))
-        if ra.notes:
-            out += bullets(t("report.notes", lang), ra.notes, lang)
+        er = after[ra.round]
+        out += [f"## {title} — {total_text(er, lang)}", ""]
+        if er.passed is not None:
+            mark = _mark(er.passed)
+            if er.passed != er.judge_passed:
+                mark = t("report.passed_after", lang, mark=mark, judge=_mark(er.judge_passed))
+            out.append(labelled(t("report.passed", lang), mark, lang))
+        if ra.notes:  # the judge's: after an override, said to be (a "not passed" may no longer hold)
+            out += bullets(t("report.notes_judge" if er.changed else "report.notes", lang), ra.notes, lang)
         out += score_table_head(lang)
         for ds in ra.dimensions:
             why = why_text(ds, lang)
+            score = str(ds.score)
+            o = er.override_of(ds.dimension)
+            if o is not None:  # the reviewer's score, marked, with who, from what, and why
+                score = f"**{o.effective}**" + bracketed(overridden_text(o, lang), lang)
+                why = listed([t("report.override_why", lang, reason=" ".join(o.reason.split())), why], lang)
             out.append(
-                f"| {rubric.dimensions[ds.dimension].title.get(lang)} | {ds.score} | {why.replace('|', '/')} |"
+                f"| {rubric.dimensions[ds.dimension].title.get(lang)} | {score} | {why.replace('|', '/')} |"
             )
         out.append("")
         if ra.quotes:

@@ -7,6 +7,7 @@ adds the sections `agent.grading.render` does not know about.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -17,6 +18,7 @@ from agent.grading.render import report_markdown
 from agent.graph.state import Previous
 from agent.judge.matching import sentences
 from agent.judge.scoring import risks_and_actions
+from agent.overrides import EffectiveScore
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 from agent.util import messages
@@ -263,9 +265,10 @@ def shown_in(report: SessionReport, rubric: Rubric, lang: Lang) -> SessionReport
 # ---------------------------------------------------------------- Markdown
 
 
-def session_markdown(report: Report, rubric: Rubric) -> str:
+def session_markdown(report: Report, rubric: Rubric, effective: Sequence[EffectiveScore] | None = None) -> str:
+    """The session's report as Markdown; `effective`: its scores after human overrides (`report_markdown`)."""
     lang = report.language
-    out = [report_markdown(report, rubric).rstrip("\n"), ""]
+    out = [report_markdown(report, rubric, effective).rstrip("\n"), ""]
     if not isinstance(report, SessionReport):
         return "\n".join(out)
     if report.timing:

@@ -84,9 +84,21 @@ def _happy_path(g: Gate, ctx: GateContext, b: Bounds) -> None:
         b.cap("all", _int(g, "cap", 3), "happy_path_cap")
 
 
+def pass_min(g: Gate) -> tuple[Dimension, int]:
+    """A `pass_min` gate's rule: the round passes only with this dimension at least this score."""
+    return (str(g.params.get("dimension", "evidence")), _int(g, "min", 3))  # type: ignore[return-value]
+
+
+def pass_rule(gates: list[Gate]) -> tuple[Dimension, int] | None:
+    """The pass rule of a round's gates (its last `pass_min`, as scoring applies them), None without one: what a
+    report's pass line is decided by again when a human overrode the dimension it reads."""
+    rules = [pass_min(g) for g in gates if g.rule == "pass_min"]
+    return rules[-1] if rules else None
+
+
 @rule("pass_min")
 def _pass_min(g: Gate, ctx: GateContext, b: Bounds) -> None:
-    b.pass_rule = (str(g.params.get("dimension", "evidence")), _int(g, "min", 3))  # type: ignore[assignment]
+    b.pass_rule = pass_min(g)
 
 
 @rule("accuracy5_requires")

@@ -187,6 +187,11 @@ def sentences(parts: list[str], lang: Lang) -> str:
     return ("" if lang == "zh" else " ").join(p.strip() for p in parts if p.strip())
 
 
+def bracketed(text: str, lang: Lang) -> str:
+    """A remark after what it is about: " (text)" in English, "（text）" in Chinese."""
+    return f"（{text}）" if lang == "zh" else f" ({text})"
+
+
 def enumerated(parts: Iterable[str], lang: Lang) -> str:
     """Short items of one kind side by side: "a, b" in English, "a、b" in Chinese."""
     return ("、" if lang == "zh" else ", ").join(parts)

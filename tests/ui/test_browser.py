@@ -200,6 +200,8 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     page.get_by_role("button", name="Use the report open in Review").click()
     page.locator("#reports-radar img, #reports-radar svg, #reports-radar canvas").first.wait_for()
     _shows(page, "#reports-summary", "Concept quick-fire")
+    # the history: the session's total after the override, marked as overridden (issue 12)
+    _shows(page, "#reports-history", "overridden; judge:")
     _shot(page, screenshots, "4-reports")
 
     # Co-pilot: record an answer, see follow-ups with why and draft scores, pick one and ask it.
@@ -230,6 +232,9 @@ def test_practice_voice_review_reports_and_copilot_in_chromium(
     _shows(page, "#practice-progress", "第 1 / 1 轮")
     _shows(page, "#practice-question", "问题")
     _shot(page, screenshots, "6-practice-zh")
+    _tab(page, "报告")
+    _shows(page, "#reports-history", "人工改分；评分器：")
+    _shot(page, screenshots, "6b-reports-zh")
     page.context.close()
 
 

@@ -11,16 +11,17 @@ import gradio as gr
 from agent import graph
 from agent.contracts.report import Report, RoundAssessment
 from agent.contracts.transcript import Transcript
+from agent.grading.effective import EffectiveRound, effective_rounds
 from agent.grading.render import report_json
 from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
-from agent.overrides import EffectiveScore, effective_scores
+from agent.overrides import EffectiveScore, OverrideLogError, effective_scores
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
 from agent.ui.charts import radar
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import download_dir
-from agent.util.messages import enumerated, t
+from agent.util.messages import bracketed, enumerated, t
 
 HISTORY_LIMIT = 50
 
@@ -160,11 +161,28 @@ def _listed(
             summary.session_id,
             ctx.plan_name(summary.plan, ui),
             summary.updated_at[:16].replace("T", " "),
-            enumerated((f"{views.round_title(ctx.rubric, ra.round, ui)} {ra.total}/25" for ra in r.rounds), ui),
+            enumerated((history_total(ctx, er, ui) for er in after_overrides(ctx, r)), ui),
         ]
         for summary, r in reports
     ]
     return named, rows
+
+
+def after_overrides(ctx: AppContext, report: Report) -> list[EffectiveRound]:
+    """The report's rounds after the overrides Review logged on it (the judge's when the log cannot be read:
+    Review names the log's problem)."""
+    try:
+        rows = ctx.services.overrides.rows(report.id)
+    except OverrideLogError:
+        rows = []
+    return effective_rounds(ctx.rubric, report, effective_scores(report, rows))
+
+
+def history_total(ctx: AppContext, er: EffectiveRound, ui: Lang) -> str:
+    """A round in the history: its title and total after overrides, marked when a reviewer overrode a score
+    ("Concept quick-fire 16/25 (overridden; judge: 14)")."""
+    said = f"{views.round_title(ctx.rubric, er.round, ui)} {er.total}/25"
+    return said + bracketed(t("ui.history_overridden", ui, judge=er.judge_total), ui) if er.changed else said
 
 
 def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> list[Any]:
@@ -248,12 +266,14 @@ def show_report(
     folder = download_dir()
     jpath = folder / f"{safe_name(report.id)}.json"
     mpath = folder / f"{safe_name(report.id)}.md"
-    doc = json.loads(report_json(report))
+    # the judge's scores and those after overrides, both (each round's `effective`); totals and pass lines
+    # of the Markdown after overrides
+    doc = json.loads(report_json(report, rubric, eff))
     doc["effective_scores"] = [e.model_dump(mode="json", exclude={"override"}) for e in eff]
     if transcript is not None:
         doc["transcript"] = transcript.model_dump(mode="json")
     jpath.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    md = session_markdown(report, rubric) + views.effective_md(report, eff, rubric)
+    md = session_markdown(report, rubric, eff) + views.effective_md(report, eff, rubric)
     if transcript is not None:
         md += views.transcript_md(rubric, transcript)
     mpath.write_text(md, encoding="utf-8")

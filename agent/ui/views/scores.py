@@ -96,7 +96,7 @@ def finished_report_md(
     its scores as Review has them: after its heading, every overridden score (`effective`), judge →
     effective, with who changed it and why. The candidate's words and quotes stay as they were said."""
     shown = shown_in(report, rubric, ui)
-    heading, _, rest = session_markdown(shown, rubric).partition("\n")
+    heading, _, rest = session_markdown(shown, rubric, effective).partition("\n")
     changed = effective_md(shown, effective, rubric)
     return f"{heading}\n\n{changed}{rest}" if changed else f"{heading}\n{rest}"
 
