@@ -65,3 +65,25 @@ def test_cues_window_is_bounded() -> None:
     text = "The block table maps blocks. It has a cost."
     assert not match_cues(one, text, sentences(text)).found
     assert match_cues(one.model_copy(update={"window": 2}), text, sentences(text)).found
+
+
+# a file-list trace whose only check is the round's own ask (which details to read from the current source)
+TRACE_READ_ONLY = (
+    "The request enters the OpenAI server in vllm/entrypoints/openai/api_server.py, is tokenized, and AsyncLLM hands "
+    "it to the engine core. The scheduler in vllm/v1/core/sched/scheduler.py gives it KV blocks; the model runner runs "
+    "the forward pass and the sampler in vllm/v1/sample/sampler.py applies top_p and the seed. Tokens stream back "
+    "through the output processor as SSE. What I would confirm by reading the source at the pinned commit is the "
+    "order of the sampling steps, since that changes between versions."
+)
+
+
+def test_reading_the_source_for_drifting_details_is_evidence_not_a_validation_step(rubric: Rubric) -> None:
+    """Validation's level 3 asks for a validation step (benchmark, canary, test, reproduction) or a rollback; the
+    source-trace question itself asks which details to read from the source, so naming them is evidence."""
+    from agent.judge.assessment import assess_answer
+
+    drift_verify = next(i for i in rubric.evidence("source-trace") if i.id == "drift-verify")
+    assert drift_verify.dimensions == ["evidence"]
+    scores = assess_answer(rubric, "source-trace", TRACE_READ_ONLY, "en").scores
+    assert scores["validation"] <= 2
+    assert scores["evidence"] >= 3
