@@ -8,7 +8,8 @@ is open says the retry was not sent; a round ended with Finish says on its banne
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang},
 retry-finished-{lang}, retry-banner-{lang}, retry-closed-retrying-{lang}, retry-closed-again-{lang},
-retry-reopened-{lang}, ui2-continue-while-retrying-{lang}, ui2-finish-banner-{lang}.
+retry-reopened-{lang}, ui2-continue-while-retrying-{lang}, ui2-finish-banner-{lang}, desk-1-banner-in-view-{lang}
+(the screen as the Send that closed the round left it).
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ SEEN = {
         "Continuous batching 每一步都重新调度。",
     },
 }
+
+
+IN_VIEW = (
+    "s => { const r = document.querySelector(s)?.getBoundingClientRect();"
+    " return !!r && r.height > 0 && r.top >= -1 && r.top < window.innerHeight; }"
+)
+"""The element's top is on the screen."""
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -139,8 +147,14 @@ def test_retry_the_answer_a_round_closed_on(
 
     full = strong(default_rubric(), "concepts", "en" if lang == "en" else "zh")
     page.locator("#answer textarea").fill(full)  # every expected item: the round closes on it
+    # the candidate wrote with the answer box at the top of the screen, the banner's place far above it
+    page.evaluate("() => document.querySelector('#answer').scrollIntoView({block: 'start'})")
     page.locator("#send").click()
     page.locator("#round-scores").wait_for()
+    # issue 12: on a desktop too the banner that appears is brought into view (it stayed off the screen)
+    page.wait_for_function(IN_VIEW, arg="#round-scores", timeout=5000)
+    page.wait_for_timeout(600)  # the smooth scroll ends
+    _shot(page, screenshots, f"desk-1-banner-in-view-{lang}", full_page=False)
     page.wait_for_function("() => !document.querySelector('#retry').disabled")
     assert page.locator("#send").is_disabled()  # the banner's moment
     _shows(page, "#practice-progress", seen["round_2"])  # the next round waits

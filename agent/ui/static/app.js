@@ -89,12 +89,14 @@ for (const type of ["pointerdown", "keydown"]) {
 // what comes next (the round-finished banner when it shows, else the question under the round's progress and
 // clock) is scrolled into view when it is off the screen, so the new question is read at once (Send is
 // pressed far below it). A question already shown (an answer refused) leaves the page where it is.
+// On a wide screen (a desktop) only the round-finished banner is: it appears at the top of the tab, above
+// the answer box the candidate wrote in, and was missed there (issue 12); the question stays beside its box.
 window.coachShowNext = async () => {
-  if (!window.matchMedia("(max-width: 640px)").matches) return;
+  const phone = window.matchMedia("(max-width: 640px)").matches;
   const shown = (el) => el && el.offsetParent !== null && el.innerText.trim() !== "";
   for (let i = 0; i < 40; i++) { // the event's outputs are drawn within a moment: up to 2 s
     const banner = document.querySelector("#round-scores");
-    const target = shown(banner) ? banner : document.querySelector("#practice-question");
+    const target = shown(banner) ? banner : phone ? document.querySelector("#practice-question") : null;
     if (shown(target)) {
       const text = target.innerText.trim();
       const key = target.id + ":" + text.slice(text.search(/[:：]/) + 1).trim(); // the question, not its label

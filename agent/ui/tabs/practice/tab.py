@@ -28,7 +28,8 @@ from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, re
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
 """After Start, Resume, Send, Finish and Continue: on a narrow screen (a phone), the new question, or the
-round's scores, scrolled into view when off the screen (`static/app.js`); nothing on a wide one."""
+round's scores, scrolled into view when off the screen (`static/app.js`); on a wide one, the round's scores
+only."""
 
 FOCUS_ANSWER_JS = (
     "() => { const a = document.querySelector('#answer textarea');"
@@ -187,7 +188,8 @@ def build(ctx: AppContext) -> SessionPane:
         show_progress="hidden",
     )
     listed = {"fn": bind(list_unfinished), "inputs": common, "outputs": [p_unfinished]}
-    # on a phone, what comes next (the question, or the round-finished banner) scrolled into view
+    # on a phone, what comes next (the question, or the round-finished banner) scrolled into view; on a
+    # desktop, the banner
     show_next = {"fn": None, "js": SHOW_NEXT_JS, "api_name": "show_next", "show_progress": "hidden"}
     # Start and Resume replace the session on screen: the browser asks first when one is under way
     for trigger, fn, inputs, name, js in [
