@@ -67,7 +67,8 @@ def test_a_session_error_becomes_a_note_and_the_answer_stays() -> None:
         "my answer",
     ]
     no_such = "⚠️ no such session: s-1"
-    assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, ""]
+    # a handler with no answer of its own: None, the box left as it is (Practice; a cancelled Start emptied it)
+    assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, None]
 
 
 def test_other_errors_are_not_turned_into_notes() -> None:

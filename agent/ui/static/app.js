@@ -150,3 +150,50 @@ setInterval(() => {
   }
   if (picked.textContent !== input.value) picked.textContent = input.value;
 }, 300);
+
+// Practice's answer typed and not yet sent is kept in this browser's storage under its session's id (the
+// session itself survives a reload: agent/ui/tabs/practice/tab.py `p_saved`); when that session is on screen
+// again (a reload, Resume) with an empty answer box, the draft goes back into it. The box as the session's
+// events leave it is kept: emptied by Send (the answer taken), Finish or another session, the draft goes.
+// A session's id is read once it stayed the same for two looks, so all of its event's outputs have landed.
+(() => {
+  const key = (sid) => "interview-coach-draft:" + sid;
+  let seen = "", steady = 0, restored = "", written = null;
+  const keep = (box, sid) => {
+    if (box.value === written) return;
+    written = box.value;
+    if (box.value) localStorage.setItem(key(sid), box.value);
+    else localStorage.removeItem(key(sid));
+  };
+  // each key typed is kept at once (a reload may follow it within a moment)
+  document.addEventListener("input", (e) => {
+    const box = e.target;
+    const id = document.querySelector("#practice-sid :is(input, textarea)");
+    if (!(box instanceof HTMLTextAreaElement) || !box.closest("#answer") || !id) return;
+    if (id.value.trim() && restored === id.value.trim()) keep(box, restored);
+  }, true);
+  setInterval(() => {
+    const box = document.querySelector("#answer textarea");
+    const id = document.querySelector("#practice-sid :is(input, textarea)");
+    if (!box || !id) return;
+    const sid = id.value.trim();
+    if (sid !== seen) {
+      seen = sid;
+      steady = 0;
+      return;
+    }
+    if (!sid) return;
+    if (restored !== sid) {
+      if (++steady < 2) return;
+      restored = sid;
+      written = null;
+      const draft = localStorage.getItem(key(sid));
+      if (draft && !box.value && !box.disabled) {
+        box.value = draft;
+        box.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+      return;
+    }
+    keep(box, sid);
+  }, 300);
+})();

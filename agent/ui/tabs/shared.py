@@ -32,9 +32,9 @@ from agent.voice.stt import MAX_AUDIO_BYTES
 SNIPPETS_SHOWN = 3
 
 Handler = TypeVar("Handler", bound=Callable[..., list[Any]])
-NoteOut = Callable[[AppContext, dict[str, Any], Lang, Said, str], list[Any]]
+NoteOut = Callable[[AppContext, dict[str, Any], Lang, Said, str | None], list[Any]]
 """`(ctx, state, ui, note, keep)` -> a tab's outputs: the tab as it was, `note` its status, `keep` in
-the answer box."""
+the answer box (None: the handler had no answer; Practice leaves its box as it is)."""
 
 
 @dataclass(frozen=True)
@@ -325,7 +325,7 @@ def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
             except SessionError as e:
                 given = signature.bind(*args, **kwargs).arguments
                 ui = lang_of(given["ui_v"])
-                return note_out(given["ctx"], given["state"], ui, verbatim(f"⚠️ {e}"), given.get("text", ""))
+                return note_out(given["ctx"], given["state"], ui, verbatim(f"⚠️ {e}"), given.get("text"))
 
         return cast(Handler, noted)
 

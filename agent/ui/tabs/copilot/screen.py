@@ -117,7 +117,9 @@ def controls_on(view: SessionView) -> dict[str, bool]:
     }
 
 
-def copilot_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
+def copilot_note(
+    ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str | None = ""
+) -> list[Any]:
     """The tab as it was, with `note` as its status and `keep` (or nothing) in the answer box."""
     return copilot_out(ctx, None, state, ui, note=note, keep=keep or "")
 

@@ -39,7 +39,7 @@ def practice_out(
     page: str | None = None,
     *,
     note: Said | None = None,
-    keep: str = "",
+    keep: str | None = "",
     sent: str | None = None,
     continued: bool = False,
     earlier: list[str] | None = None,
@@ -49,7 +49,7 @@ def practice_out(
     last two outputs are the status line and the speech's note in both languages (`said.follow_switch`).
 
     `page`: the Gradio session showing it (see `speak_question`); `keep`: the answer being written,
-    kept in the answer box unless the session took it; `sent`: the answer the session just took (its
+    kept in the answer box unless the session took it (None, without a view: the box left as it is); `sent`: the answer the session just took (its
     insight is shown); `continued`: the candidate closed the round-finished banner; `earlier`: a retried
     answer's earlier attempt covered these items (the insight compares them); `delivery`: the sent
     answer was spoken, with these figures (shown beside its insight)."""
@@ -60,7 +60,7 @@ def practice_out(
             gr.update(),
             gr.update(),
             gr.update(),
-            keep,
+            gr.update() if keep is None else keep,
             in_ui(note, ui),
             *[gr.update()] * 4,
             *[gr.update()] * 7,
@@ -226,7 +226,7 @@ def practice_out(
         progress(ctx, state, ui),
         question_md(state, ui),
         audio,
-        keep if view.message else "",
+        (keep or "") if view.message else "",
         in_ui(notes, ui),
         result,
         sources,
@@ -278,8 +278,11 @@ def answer_controls(state: dict[str, Any]) -> list[Any]:
     return [gr.update(interactive=on), gr.update(interactive=on), recorder_update(state, on=on)]
 
 
-def practice_note(ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str = "") -> list[Any]:
-    """The tab as it was, with `note` as its status and `keep` in the answer box."""
+def practice_note(
+    ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str | None = None
+) -> list[Any]:
+    """The tab as it was, with `note` as its status and `keep` in the answer box (None: the box as it is, the
+    answer being written with it: a Start or Resume cancelled, or refused, never empties it)."""
     return practice_out(ctx, None, state, ui, note=note, keep=keep)
 
 
