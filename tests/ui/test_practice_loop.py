@@ -106,6 +106,7 @@ def _send(page: Page, answer: str, seen: dict[str, str]) -> float:
     page.wait_for_timeout(500)
     before = _text(page, "#answer-insight")
     page.locator("#answer textarea").fill(answer)
+    page.evaluate(WATCH_STATUS)
     t0 = time.monotonic()
     page.locator("#send").click()
     page.wait_for_function(
@@ -113,7 +114,21 @@ def _send(page: Page, answer: str, seen: dict[str, str]) -> float:
         " return s.includes(t) && s !== b; }",
         arg=[before, seen["insight"]],
     )
-    return time.monotonic() - t0
+    took = time.monotonic() - t0
+    # issue 12: Gradio's progress timer ("0.4s") was read inside the status line while Send ran
+    timed = page.evaluate("() => { window.coachStatusWatch.disconnect(); return window.coachStatusTimed; }")
+    assert timed == [], timed
+    return took
+
+
+WATCH_STATUS = """() => {
+  window.coachStatusTimed = [];
+  const box = document.querySelector('#practice-status');
+  const look = () => { const s = box.innerText; if (/\\d\\.\\ds/.test(s)) window.coachStatusTimed.push(s); };
+  window.coachStatusWatch = new MutationObserver(look);
+  window.coachStatusWatch.observe(box, {subtree: true, childList: true, characterData: true, attributes: true});
+}"""
+"""Watches Practice's status line as a person reads it (`innerText`: what is shown) for a timer ("0.4s")."""
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
