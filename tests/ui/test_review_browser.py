@@ -1,6 +1,6 @@
 """Review as a reviewer sees it, in headless Chromium, in English and in Chinese: a compact row per round and
 dimension whose round, dimension and scores are on one line (nothing to scroll inside a cell), the
-override, rationale and quotes folded under it; the override log with translated, whole headers and the
+override, rationale and quotes folded under it; the new score starts at the picked row's; the override log with translated, whole headers and the
 round and dimension by name, never a field name; the language switch renders them again.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 15a-review-rows-{lang},
@@ -76,6 +76,12 @@ SAME_LINE = """sel => [...document.querySelectorAll(sel)].map(s =>
 """For each row's summary: where each of its cells that shows text starts, top to bottom."""
 
 
+def _score_is(page: Page, value: str) -> None:
+    page.wait_for_function(
+        "v => document.querySelector('#review-score input[type=number]')?.value === v", arg=value, timeout=5000
+    )
+
+
 def _finished_session(page: Page, lang: str) -> str:
     seen = SEEN[lang]
     sid = _start_practice(page, lang=seen["lang"])
@@ -124,6 +130,7 @@ def test_review_rows_are_compact_and_the_override_log_is_readable(
     # an override: its row shows judge → effective and who; the override, rationale and quotes fold out
     score = page.locator("#review-score input[type=number]")
     first = rows.first.get_attribute("data-judge")
+    _score_is(page, str(first))  # the new score starts at the picked row's (issue 12: at 3)
     new = 4 if first != "4" else 5
     score.fill(str(new))
     score.press("Enter")
@@ -140,6 +147,13 @@ def test_review_rows_are_compact_and_the_override_log_is_readable(
     body.wait_for()
     assert seen["rationale"] in body.inner_text() and seen["quotes"] in body.inner_text()
     assert "Named the block table; the cue list missed it" in body.inner_text()
+    # another dimension picked: the score its row has now; back to the first, its override
+    page.locator("#review-dim input").click()
+    page.get_by_role("option", name=seen["dims"][1], exact=True).click()
+    _score_is(page, str(rows.nth(1).get_attribute("data-effective")))
+    page.locator("#review-dim input").click()
+    page.get_by_role("option", name=seen["dims"][0], exact=True).click()
+    _score_is(page, str(new))
 
     # the log: translated headers, each whole on one line; the round and dimension by name, no field name
     _shows(page, "#review-log", "Rui Chen")

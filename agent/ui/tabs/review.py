@@ -120,6 +120,15 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
         api_name="review_sessions",
         show_progress="hidden",
     )
+    # the new score starts at the picked round and dimension's current score (issue 12: it started at 3)
+    gr.on(
+        [report_state.change, r_round.change, r_dim.change],
+        ctx.bind(picked_score),
+        [report_state, r_round, r_dim],
+        r_score,
+        api_name="review_picked_score",
+        show_progress="hidden",
+    )
     r_save_said = gr.State(None)  # the save's line in both languages, shown again on each switch
     r_save.click(
         ctx.bind(save_override),
@@ -390,6 +399,22 @@ def save_override(
         views.review_html(report, eff, ctx.rubric, ui),
         views.log_html(rows, ctx.rubric, ui, problem=log_problem(ctx)),
     )
+
+
+def picked_score(ctx: AppContext, rep: dict[str, Any] | None, round_id: str | None, dim: str | None) -> Any:
+    """The override's new score set to the picked round and dimension's current score (the last override's,
+    else the judge's), as the scores table shows it; left as it is when nothing is picked."""
+    if not rep or not round_id or not dim:
+        return gr.update()
+    report = SessionReport.model_validate(rep["report"])
+    key = str(rep.get("key") or report.id)
+    try:
+        rows = ctx.services.overrides.rows(key)
+    except OverrideLogError:  # the log's problem is Review's to say (`log_problem`): the judge's score
+        rows = []
+    found = (e for e in effective_scores(report, rows, key=key) if e.round == round_id and e.dimension == dim)
+    score = next(found, None)
+    return gr.update() if score is None else gr.update(value=score.effective)
 
 
 def upload_key(owner: str, report_id: str) -> str:
