@@ -83,6 +83,28 @@ class ShownQuestions:
             return self._shown.get(page, default)
 
 
+class SentAnswers:
+    """(tab, page) -> how many answers that tab sent from that page (Practice's Send, Co-pilot's Save answer):
+    a transcription begun before one of them is dropped when it ends, not pasted into the box the answer
+    left (issue 12)."""
+
+    def __init__(self, limit: int = MAX_PAGES) -> None:
+        self._limit = limit
+        self._sent: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def send(self, tab: str, page: str | None) -> None:
+        with self._lock:
+            key = (tab, page or "")
+            self._sent[key] = self._sent.pop(key, 0) + 1
+            while len(self._sent) > self._limit:
+                self._sent.popitem(last=False)
+
+    def count(self, tab: str, page: str | None) -> int:
+        with self._lock:
+            return self._sent.get((tab, page or ""), 0)
+
+
 @dataclass
 class AppContext:
     """The services, the interface language with its translated components, and the components that
@@ -100,6 +122,7 @@ class AppContext:
     report_state: gr.State
     """The report open in Review (Reports can show it)."""
     shown: ShownQuestions = field(default_factory=ShownQuestions)
+    sent: SentAnswers = field(default_factory=SentAnswers)
 
     @property
     def rubric(self) -> Rubric:

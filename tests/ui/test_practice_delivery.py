@@ -6,8 +6,11 @@ Before it is sent, the language switch to the other language and back leaves the
 recording's player on screen with their audio and its duration at every moment (issue 12: they were mounted
 again and showed 0:00 / 0:00), Gradio's own words in them in the language switched to. Once it is sent, the
 recorder is empty, and Transcribe says there is nothing recorded (issue 12: it pasted the old answer again).
+An answer sent while a recording is transcribed keeps its box empty: the late transcript is dropped, and the
+status line says so.
 
-Screenshots go to $COACH_SCREENSHOTS (default: <tmp>/coach-screenshots): 14a-…, 14b-… and audio-….
+Screenshots go to $COACH_SCREENSHOTS (default: <tmp>/coach-screenshots): 14a-…, 14b-…, audio-… and
+desk-5-transcript-late-{lang}.
 """
 
 from __future__ import annotations
@@ -200,4 +203,19 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
         "b => (document.querySelector('#answer-insight')?.innerText || '') !== b", arg=before
     )
     page.locator("#answer-delivery").wait_for(state="hidden")
+
+    # an answer sent while a recording is still transcribed: the transcript, when it ends, is dropped and the
+    # status line says so (issue 12: it was written into the box the answer had left)
+    page.locator("#practice-mic button:is([aria-label='Upload file'], [aria-label='上传文件'])").click()
+    page.locator("#practice-mic input[type=file]").set_input_files(str(spoken_wav[lang]))
+    page.wait_for_function("() => !!document.querySelector('#practice-status .progress-text')")  # under way
+    typed = "The scheduler admits requests while KV blocks remain."
+    page.locator("#answer textarea").fill(typed)
+    page.locator("#send").click()
+    _shows(page, "#conversation", typed[:30])
+    page.locator("#practice-status").get_by_text(t("ui.transcript_late", lang)).wait_for(timeout=60_000)
+    page.wait_for_timeout(500)
+    assert page.locator("#answer textarea").input_value() == ""
+    page.locator("#practice-status").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"desk-5-transcript-late-{lang}", full_page=False)
     page.context.close()

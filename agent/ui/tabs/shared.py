@@ -399,11 +399,22 @@ def snippets_for(ctx: AppContext, text: str, ui: Lang) -> str:
 
 
 def transcribe_into(
-    ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str, ui_v: str
-) -> tuple[str, str, Said]:
-    """(the answer with the transcript appended, a status line, the line in both languages): the session's
-    language is forced."""
+    ctx: AppContext,
+    audio: str | None,
+    current: str | None,
+    state: dict[str, Any],
+    lang: str,
+    ui_v: str,
+    request: gr.Request,
+) -> tuple[Any, str, Said]:
+    """Co-pilot's (the answer with the transcript appended, a status line, the line in both languages): the
+    session's language is forced. An answer saved while it was transcribed keeps its box: the transcript is
+    dropped and the status line says so (`SentAnswers`)."""
+    sent = ctx.sent.count("copilot", request.session_hash)
     text, status, _ = transcribe(ctx, audio, current, state, lang)
+    if ctx.sent.count("copilot", request.session_hash) != sent:
+        status = says("ui.transcript_late")
+        return gr.update(), in_ui(status, lang_of(ui_v)), status
     return text, in_ui(status, lang_of(ui_v)), status
 
 

@@ -39,6 +39,7 @@ def record_answer(
 ) -> list[Any]:
     owner = ctx.owner_of(owner_v, request)
     text = text or ""
+    ctx.sent.send("copilot", request.session_hash)  # a transcription still running is dropped (`SentAnswers`)
     return copilot_call(
         ctx, lambda sid, x: graph.answer(sid, x, owner=owner), text, state, lang_of(ui_v), keep=text
     )

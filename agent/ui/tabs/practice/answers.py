@@ -30,6 +30,7 @@ def send_answer(
     request: gr.Request,
 ) -> list[Any]:
     text = text or ""
+    ctx.sent.send("practice", request.session_hash)  # a transcription still running is dropped (`SentAnswers`)
     step, before, earlier = partial(graph.answer, text=text), state, None
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
         step = partial(graph.retry_answer, text=text)
@@ -61,11 +62,17 @@ def transcribe_answer(
     lang: str,
     ui_v: str,
     heard: list[dict[str, Any]] | None,
-) -> tuple[str, str, list[dict[str, Any]], Said]:
+    request: gr.Request,
+) -> tuple[Any, str, Any, Said]:
     """The recording transcribed into the answer box (the session's language forced), and kept with its
     delivery figures beside the recordings still in the box (those a new answer replaced are dropped),
-    for Send to show beside the insight; the status line, and last that line in both languages."""
+    for Send to show beside the insight; the status line, and last that line in both languages. An answer
+    sent while it was transcribed keeps its box: the transcript is dropped and the status line says so."""
+    sent = ctx.sent.count("practice", request.session_hash)
     text, status, got = transcribe(ctx, audio, current, state, lang)
+    if ctx.sent.count("practice", request.session_hash) != sent:
+        dropped = says("ui.transcript_late")
+        return gr.update(), in_ui(dropped, lang_of(ui_v)), gr.update(), dropped
     shown = in_ui(status, lang_of(ui_v))
     kept = [h for h in heard or [] if still_in(h.get("text", ""), current or "")]
     if got is None:
