@@ -176,15 +176,32 @@ def labelled(label: str, text: str, lang: Lang) -> str:
 
 def then(first: str, second: str, lang: Lang) -> str:
     """Two texts one after the other: "first — second" in English; in Chinese "first——second", or the two
-    side by side when the first already ends a sentence ("……。覆盖了……")."""
+    side by side when the first already ends a sentence ("……。覆盖了……"), after a space when that sentence is
+    English (`sentences`)."""
     if lang != "zh":
         return f"{first} — {second}"
+    if not ends_chinese(first) and first.rstrip().endswith((".", "!", "?")):  # an English sentence
+        return f"{first.rstrip()} {second}"
     return first + ("" if first.rstrip().endswith(("。", "！", "？")) else "——") + second
 
 
 def sentences(parts: list[str], lang: Lang) -> str:
-    """Sentences one after the other: a space between them in English, none in Chinese."""
-    return ("" if lang == "zh" else " ").join(p.strip() for p in parts if p.strip())
+    """Sentences one after the other: a space between them in English; in Chinese none after a Chinese
+    sentence, a space after one in English (a session's English item in a Chinese note: "…measured. 具体…",
+    not "…measured.具体…")."""
+    out = ""
+    for p in (p.strip() for p in parts):
+        if p:
+            out += (" " if out and (lang != "zh" or not ends_chinese(out)) else "") + p
+    return out
+
+
+def ends_chinese(text: str) -> bool:
+    """Whether `text` ends in a Chinese character or full-width punctuation (a Chinese sentence or phrase)."""
+    last = text.rstrip()[-1:]
+    return bool(last) and (
+        "\u3000" <= last <= "\u9fff" or "\uff00" <= last <= "\uffef" or last in "”’…—"
+    )
 
 
 def bracketed(text: str, lang: Lang) -> str:
