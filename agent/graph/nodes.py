@@ -27,7 +27,7 @@ from agent.graph.followups import (
     rank_followups,
     trigger_followup,
 )
-from agent.graph.notice import notice
+from agent.graph.notice import Notice, for_mode, notice
 from agent.graph.report import RoundTime, SessionReport, compare, fill_narrative
 from agent.graph.state import (
     GraphContext,
@@ -344,22 +344,31 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
     else:
         used = (state["clock_s"] - run["started_s"]) if run is not None else None
     over = used is not None and used > minutes * 60
-    notes = list(ra.notes)
+    # the session's notes, kept keyed beside the timing too: the report shows them in the reader's language
+    added: list[Notice] = []
     if over and used is not None:
         key = (
             "interview.over_budget"
             if run is not None and run["over_budget"]
             else "interview.over_budget_graded"
         )
-        notes.append(messages.t(key, lang, used=used / 60, minutes=minutes))
+        added.append(notice(key, used=used / 60, minutes=minutes))
     if run is not None and run["facts_given"]:
         total = len(ctx.rubric.round(plan["round"]).given)
-        notes.append(messages.t("interview.asked_unprompted", lang, n=len(run["facts_given"]), total=total))
+        key = for_mode("interview.asked_unprompted", state["mode"])  # to "you" in practice
+        added.append(notice(key, n=len(run["facts_given"]), total=total))
+    notes = [*ra.notes, *(n.text(lang) for n in added)]
     # the follow-ups the report suggests are those the round did not ask (a blind tester saw asked ones)
     asked = interviewer_turns(state["transcript"][-1])
     left = [f for f in ra.next_followups if not asked_already(f, asked)]
     ra = ra.model_copy(update={"notes": notes, "next_followups": left})
-    timing = RoundTiming(round=plan["round"], minutes=minutes, used_s=used, over_budget=over)
+    timing = RoundTiming(
+        round=plan["round"],
+        minutes=minutes,
+        used_s=used,
+        over_budget=over,
+        notes=[n.model_dump(mode="json") for n in added],
+    )
     return {
         "assessments": [*state["assessments"], ra.model_dump(mode="json")],
         "timing": [*state["timing"], timing],

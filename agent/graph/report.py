@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from agent.contracts.report import Report, RoundAssessment
 from agent.contracts.transcript import TranscriptRound
 from agent.grading.render import report_markdown
+from agent.graph.notice import Notice
 from agent.graph.state import Previous
 from agent.judge.matching import sentences
 from agent.judge.scoring import risks_and_actions
@@ -29,6 +30,11 @@ class RoundTime(BaseModel):
     minutes: int
     used_s: float | None = None
     over_budget: bool = False
+    notes: list[Notice] = Field(
+        default_factory=list,
+        description="the notes the session added to the round's (over budget, inputs asked for), keyed: "
+        "shown in the reader's language",
+    )
 
 
 class DimensionChange(BaseModel):
@@ -80,6 +86,10 @@ class SessionReport(Report):
     narrative: FilledNarrative | None = None
     comparison: Comparison | None = None
     candidate_questions: list[str] = Field(default_factory=list)
+
+
+R = TypeVar("R", bound=Report)
+"""A report, or a session's report with its additions (`shown_in` returns the kind it is given)."""
 
 
 # ---------------------------------------------------------------- comparison
@@ -230,16 +240,19 @@ def fill_narrative(rubric: Rubric, tr: TranscriptRound, lang: Lang) -> FilledNar
     return FilledNarrative(sections=sections)
 
 
-def shown_in(report: SessionReport, rubric: Rubric, lang: Lang) -> SessionReport:
+def shown_in(report: R, rubric: Rubric, lang: Lang) -> R:
     """The report as shown in the interface language `lang`: its own words there (headings, the risks, the
-    next actions' sentences, the narrative's section titles, field labels and 'not collected'); the
-    candidate's words and the rubric's items it names (missing evidence, the items of a next action) stay
-    in the session's language, as stored."""
+    next actions' sentences; a session's notes on its rounds, the narrative's section titles, field labels
+    and 'not collected'); the candidate's words, the judge's notes and the rubric's items it names (missing
+    evidence, the items of a next action) stay in the session's language, as stored."""
     shown = report.model_copy(update={"language": lang})
     if lang == report.language:
         return shown
     risks, actions = risks_and_actions(rubric, report.rounds, lang, items=report.language)
     update: dict[str, object] = {"risks": risks, "next_actions": actions}
+    if not isinstance(report, SessionReport):
+        return shown.model_copy(update=update)
+    update["rounds"] = _notes_in(report, lang)
     if report.narrative is not None:
         nar = rubric.narrative
         by_id = {sec.id: sec for sec in nar.sections}
@@ -262,6 +275,17 @@ def shown_in(report: SessionReport, rubric: Rubric, lang: Lang) -> SessionReport
     return shown.model_copy(update=update)
 
 
+def _notes_in(report: SessionReport, lang: Lang) -> list[RoundAssessment]:
+    """The rounds with the notes the session added (`RoundTime.notes`) in `lang`; the judge's notes as stored."""
+    rounds = list(report.rounds)
+    for t in report.timing:
+        said = {n.text(report.language): n.text(lang) for n in t.notes}
+        for k, ra in enumerate(rounds):
+            if said and ra.round == t.round and any(n in said for n in ra.notes):
+                rounds[k] = ra.model_copy(update={"notes": [said.get(n, n) for n in ra.notes]})
+    return rounds
+
+
 # ---------------------------------------------------------------- Markdown
 
 
@@ -275,10 +299,16 @@ def session_markdown(report: Report, rubric: Rubric, effective: Sequence[Effecti
         out.append(f"## {messages.t('report.session.timing', lang)}")
         for t in report.timing:
             title = rubric.round(t.round).title.get(lang)
-            used = messages.t("report.session.minutes", lang, m=f"{t.used_s / 60:.1f}") if t.used_s is not None else "—"
+            used = (
+                messages.t("report.session.minutes", lang, m=f"{t.used_s / 60:.1f}")
+                if t.used_s is not None
+                else "—"
+            )
             flag = f" — **{messages.t('report.session.over', lang)}**" if t.over_budget else ""
             budget = messages.t("report.session.minutes", lang, m=t.minutes)
-            out.append(f"- {title}{messages.colon(lang)}{used} / {messages.t('report.session.budget', lang)} {budget}{flag}")
+            out.append(
+                f"- {title}{messages.colon(lang)}{used} / {messages.t('report.session.budget', lang)} {budget}{flag}"
+            )
         out.append("")
     if report.comparison and report.comparison.rounds:
         out.append(

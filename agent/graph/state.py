@@ -77,6 +77,9 @@ class RoundTiming(TypedDict):
     minutes: int
     used_s: float | None
     over_budget: bool
+    notes: NotRequired[list[dict[str, Any]]]
+    """The notes the session added to the round's assessment (over budget, inputs asked for), each a
+    `graph.notice.Notice` as JSON: the report shows them in the reader's language (`report.shown_in`)."""
 
 
 class Previous(TypedDict):

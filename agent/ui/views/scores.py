@@ -72,7 +72,9 @@ def _judge_sub(judge: JudgeInfo, lang: Lang) -> str:
 
 
 def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
-    """Totals per round (judge → effective), risks and next actions."""
+    """Totals per round (judge → effective), risks and next actions, in the interface language `lang`
+    (`shown_in`: the language switch renders them again)."""
+    report = shown_in(report, rubric, lang)
     totals = effective_totals(effective)
     out = [f"### {safe_md(report.id)}", _judge_sub(report.judge, lang), ""]
     out += [
