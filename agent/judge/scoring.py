@@ -265,30 +265,31 @@ def score_round(
         passed = scores[pd] >= pmin
         if not passed:
             notes.append(
-                msgs.not_passed.get(lang).format(
-                    round=title, dimension=rubric.dimensions[pd].title.get(lang), min=pmin, score=scores[pd]
+                msgs.not_passed.fill(
+                    lang, round=title, dimension=rubric.dimensions[pd].title.get(lang), min=pmin, score=scores[pd]
                 )
             )
     if bounds.senior_rule is not None:
         sdims, smin = bounds.senior_rule
         if any(scores[d] < smin for d in sdims):
             names = enumerated([rubric.dimensions[d].title.get(lang) for d in sdims], lang)
-            notes.append(msgs.senior_bar.get(lang).format(dimensions=names, min=smin))
+            notes.append(msgs.senior_bar.fill(lang, dimensions=names, min=smin))
     if checklist.checks.honest_unknown:
         notes.append(msgs.honest_unknown.get(lang))
     for asked in checklist.outside:
-        notes.append(msgs.outside_rubric.get(lang).format(question=asked[:160]))
+        notes.append(msgs.outside_rubric.fill(lang, question=asked[:160]))
     if unjudged:
         titles = enumerated([rubric.dimensions[d].title.get(lang) for d in unjudged], lang)
-        notes.append(msgs.unjudged.get(lang).format(dimensions=titles, cap=cfg.unjudged_cap))
+        notes.append(msgs.unjudged.fill(lang, dimensions=titles, cap=cfg.unjudged_cap))
     for path in checklist.checks.paths:
         if path.status == "moved":
-            notes.append(msgs.moved_path.get(lang).format(cited=path.cited, now=", ".join(path.moved_to)))
+            notes.append(msgs.moved_path.fill(lang, cited=path.cited, now=", ".join(path.moved_to)))
     for m in checklist.checks.misconceptions:
         # a vLLM path is a source the reader can open; a seed quote is the rubric's origin (kept in the JSON)
         note = msgs.misconception_sourced if m.source.startswith("vllm/") else msgs.misconception
         notes.append(
-            note.get(lang).format(
+            note.fill(
+                lang,
                 quote=m.quote, claim=m.claim.get(lang), correction=m.correction.get(lang), source=m.source
             )
         )
@@ -339,7 +340,7 @@ def risks_and_actions(
         for d in risky:
             if ra.scores[d] == 1:
                 risks.append(
-                    msgs.risk.get(lang).format(round=title, dimension=rubric.dimensions[d].title.get(lang))
+                    msgs.risk.fill(lang, round=title, dimension=rubric.dimensions[d].title.get(lang))
                 )
         order = {d: k for k, d in enumerate(DIMENSIONS)}
         lowest = sorted(DIMENSIONS, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[
@@ -355,7 +356,7 @@ def risks_and_actions(
             ][:2]
             sep = "；" if items_lang == "zh" else "; "
             listed = sep.join(miss) if miss else ("—")
-            actions.append(templates[d].get(lang).format(round=title, items=listed))
+            actions.append(templates[d].fill(lang, round=title, items=listed))
     return risks, actions
 
 

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agent.util import messages
+
 Lang = Literal["zh", "en"]
 Dimension = Literal["accuracy", "evidence", "tradeoffs", "validation", "communication"]
 DIMENSIONS: tuple[Dimension, ...] = ("accuracy", "evidence", "tradeoffs", "validation", "communication")
@@ -61,6 +63,10 @@ class Text(_Strict):
 
     def get(self, lang: Lang) -> str:
         return self.zh if lang == "zh" else self.en
+
+    def fill(self, lang: Lang, **fields: object) -> str:
+        """The text in `lang` with its `{fields}` filled in, joined as the language joins (`messages.fill`)."""
+        return messages.fill(self.get(lang), lang, **fields)
 
 
 class Cues(_Strict):

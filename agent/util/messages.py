@@ -13,6 +13,7 @@ Standard library and PyYAML only (a dependency of the package itself), so every 
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterable, Mapping
 from functools import cache
@@ -144,7 +145,7 @@ def has(key: str) -> bool:
 
 
 def t(key: str, lang: Lang, **fields: object) -> str:
-    """The text of `key` in `lang`, with `fields` filled in (`str.format`); without fields, the text as it is."""
+    """The text of `key` in `lang`, with `fields` filled in (`fill`); without fields, the text as it is."""
     entry = catalogue().get(key)
     if entry is None:
         raise UnknownMessage(key)
@@ -152,9 +153,40 @@ def t(key: str, lang: Lang, **fields: object) -> str:
     if not fields:
         return text
     try:
-        return text.format(**fields)
+        return fill(text, lang, **fields)
     except KeyError as e:
         raise KeyError(f"message {key!r} fills in {{{e.args[0]}}}, which t() was not given") from None
+
+
+_HAN = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff01-\uff60“”‘’]")
+"""A Chinese character or Chinese punctuation (not a dash or an ellipsis: "概念 — 3" keeps its spaces)."""
+
+
+def _join(before: str, after: str) -> str:
+    """`after` put after `before`; in Chinese a space where a field meets its text is dropped when there is
+    Chinese on both sides ("源码追踪 未通过" is "源码追踪未通过"; "需 ≥ 3", "Paged KV 把" keep theirs)."""
+    head, tail = before.rstrip(" "), after.lstrip(" ")
+    if head and tail and (head != before or tail != after) and _HAN.match(head[-1]) and _HAN.match(tail[0]):
+        return head + tail
+    return before + after
+
+
+def fill(text: str, lang: Lang, **fields: object) -> str:
+    """`text` with its `{fields}` filled in (`str.format`). A Chinese text is written with spaces around its
+    fields, for a field that may be Latin ("{round} 未通过"); where the field is Chinese, the space between
+    two Chinese characters goes (a Chinese sentence has none). A field's own text is left as it is."""
+    if lang != "zh":
+        return text.format(**fields)
+    f = string.Formatter()
+    out = ""
+    for literal, name, spec, conversion in f.parse(text):
+        out = _join(out, literal)
+        if name is None:
+            continue
+        value, _ = f.get_field(name, (), fields)
+        value = f.convert_field(value, conversion)
+        out = _join(out, f.format_field(value, f.vformat(spec or "", (), fields)))
+    return out
 
 
 def colon(lang: Lang) -> str:

@@ -12,6 +12,7 @@ Review: the scores and the override log; the Markdown report), in each interface
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
 from typing import Any, cast
@@ -23,13 +24,14 @@ from agent import graph
 from agent.grading.render import report_markdown
 from agent.graph.report import session_markdown
 from agent.overrides import effective_scores
+from agent.rubric.model import Text
 from agent.ui import views
 from agent.ui.context import AppContext
 from agent.ui.tabs import review
 from agent.ui.tabs.copilot import decisions, turns
 from agent.ui.tabs.copilot import sessions as copilot_sessions
 from agent.ui.tabs.practice import answers, retry, sessions
-from agent.util.messages import catalogue
+from agent.util.messages import catalogue, fields_of, t
 from agent.voice import Transcription, delivery_of
 
 CJK = r"[\u3400-\u9fff\u3000-\u303f\uff01-\uff60“”‘’…—]"
@@ -37,6 +39,8 @@ CJK = r"[\u3400-\u9fff\u3000-\u303f\uff01-\uff60“”‘’…—]"
 ZH_ASCII_COLON = re.compile(CJK + r"[ \t]*:(?!//)")
 ZH_SPACE_AFTER_COLON = re.compile(r"[：。；，！？][ \t]+[^\s|]")
 """A space after Chinese punctuation, before more text ("标签： 内容", "……要点中的 2 项。 下次补充")."""
+ZH_SPACE_BETWEEN = re.compile(r"[\u3400-\u9fff][ \t]+[\u3400-\u9fff]")
+"""A space between two Chinese characters, where a text met a field: "源码追踪 未通过：证据 需 ≥ 3"."""
 EN_NO_SPACE = re.compile(r"(?<![\w./-])[A-Za-z]+[)\]]*:(?=[A-Za-z])")
 """A word (or a closing bracket or bold) then a colon then a letter: "time:The" (not "http://", "a.py:Sym",
 "08:30")."""
@@ -68,7 +72,7 @@ def faults(text: str, ui: str) -> list[str]:
     """The joins in `text` that break the rule of `ui`, each with a little context."""
     plain = _plain(text)
     found = []
-    patterns = (ZH_ASCII_COLON, ZH_SPACE_AFTER_COLON) if ui == "zh" else (EN_NO_SPACE,)
+    patterns = (ZH_ASCII_COLON, ZH_SPACE_AFTER_COLON, ZH_SPACE_BETWEEN) if ui == "zh" else (EN_NO_SPACE,)
     for p in patterns:
         for m in p.finditer(plain):
             found.append(plain[max(0, m.start() - 20) : m.end() + 20])
@@ -92,14 +96,44 @@ def test_the_rule_finds_the_joins_it_is_for() -> None:
     assert faults("**问题（已回答）:** 权重是多少？", "zh")
     assert faults("**评分器：** 内置评分器", "zh")
     assert faults("覆盖了 6 项期望要点中的 2 项。 下次补充：说出问题", "zh")
+    assert faults("源码追踪 未通过：证据 需 ≥ 3（得分 2）", "zh")
     assert not faults("**Question:** What is paged KV? See `vllm/a.py:KVCache` at 08:30, https://x.org", "en")
     assert not faults("**问题**：权重是多少？用时 00:05 / 05:00 | 覆盖了 2 项。 |", "zh")
+    assert not faults("源码追踪未通过：证据需 ≥ 3（得分 2）；Paged KV 把 block 按需分配", "zh")
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_message_joins_with_its_language_s_punctuation(lang: str) -> None:
     bad = {k: faults(e[lang], lang) for k, e in catalogue().items()}
     assert {k: v for k, v in bad.items() if v} == {}
+
+
+def _filled(text: str) -> dict[str, object]:
+    """A value for each of the text's fields: a Chinese word, or a number where its format wants one."""
+    out: dict[str, object] = {}
+    for _, name, spec, _ in string.Formatter().parse(text):
+        if name is not None:
+            out[name] = 3 if spec else "中文"
+    return out
+
+
+def test_a_chinese_text_meets_its_chinese_fields_without_a_space(ctx: AppContext) -> None:
+    """Issue 12: "源码追踪 未通过：证据 需 ≥ 3". A Chinese template leaves a space around a field that may be
+    Latin; filled with Chinese, the space goes: every message and every judge's message of the lexicon."""
+    bad = []
+    for key, entry in catalogue().items():
+        text = entry["zh"]
+        if fields_of(text):
+            bad += [f"{key}: {f}" for f in faults(t(key, "zh", **_filled(text)), "zh")]
+    msgs = ctx.rubric.lexicon.messages
+    for name in type(msgs).model_fields:
+        text = getattr(msgs, name)
+        if isinstance(text, Text):
+            bad += [f"lexicon {name}: {f}" for f in faults(text.fill("zh", **_filled(text.zh)), "zh")]
+    for dim, text in ctx.rubric.lexicon.next_actions.items():
+        bad += [f"next action {dim}: {f}" for f in faults(text.fill("zh", **_filled(text.zh)), "zh")]
+    assert not bad, "\n".join(bad)
+    assert t("ui.tts_unavailable", "zh", why="Paged KV") == "无法朗读问题：Paged KV"  # a Latin field as it is
 
 
 @pytest.mark.parametrize("ui", ["zh", "en"])
