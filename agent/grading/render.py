@@ -41,14 +41,29 @@ def score_table_head(lang: Lang) -> list[str]:
     ]
 
 
+def same_passage(a: str, b: str) -> bool:
+    """Whether two quotes show one passage: the same words, or one inside the other (whitespace aside)."""
+    x, y = " ".join(a.split()), " ".join(b.split())
+    return bool(x and y) and (x in y or y in x)
+
+
 def quote_items(ra: RoundAssessment, rubric: Rubric, lang: Lang, text: Callable[[str], str]) -> list[str]:
     """The verbatim quotes behind a round's scores, at most two a dimension: "*Accuracy*: “…”"; `text` makes
-    a quote fit where it is shown."""
-    return [
-        f"*{rubric.dimensions[d].title.get(lang)}*{colon(lang)}“{text(q)}”"
-        for d, qs in ra.quotes.items()
-        for q in qs[:2]
-    ]
+    a quote fit where it is shown. A passage listed under an earlier dimension is not listed again: a
+    dimension with only such quotes names where it is ("*Trade-offs*: the same passage as Accuracy")."""
+    listed_under: list[tuple[str, str]] = []  # (dimension title, quote) as listed
+    out: list[str] = []
+    for d, qs in ra.quotes.items():
+        title = rubric.dimensions[d].title.get(lang)
+        new = [q for q in qs if q.strip() and not any(same_passage(q, x) for _, x in listed_under)][:2]
+        if new:
+            out += [f"*{title}*{colon(lang)}“{text(q)}”" for q in new]
+            listed_under += [(title, q) for q in new]
+            continue
+        at = next((at for q in qs for at, x in listed_under if same_passage(q, x)), None)
+        if at is not None:
+            out.append(f"*{title}*{colon(lang)}{t('report.quote_above', lang, dim=at)}")
+    return out
 
 
 def overridden_text(o: OverriddenScore, lang: Lang) -> str:

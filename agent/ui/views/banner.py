@@ -5,9 +5,10 @@ from __future__ import annotations
 from agent.contracts.flag_evidence import ABSENT, Evidence, flag_evidence
 from agent.contracts.labels import cap_text, flag_line
 from agent.contracts.report import RoundAssessment
+from agent.grading.render import same_passage
 from agent.package.labels import name as package_name
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS, Lang
+from agent.rubric.model import DIMENSIONS, Dimension, Lang
 from agent.ui.views.insight import covered_ids, expected_items
 from agent.ui.views.text import bold_label, cut, dim_title, round_title, safe_md
 from agent.util.messages import listed, sentences, t
@@ -17,17 +18,24 @@ QUOTE_CHARS = 180
 
 
 def distinct_quotes(ra: RoundAssessment) -> dict[str, str]:
-    """One quote per dimension, none shown twice (a dimension whose quotes are all taken gets none)."""
-    used: set[str] = set()
+    """One quote per dimension, no passage shown twice (a dimension whose quotes are all shown, or inside one
+    shown, gets none: `repeated_from` names where)."""
     out: dict[str, str] = {}
     for d in DIMENSIONS:
-        for q in ra.quotes.get(d, []):
-            key = " ".join(q.split())
-            if key and key not in used:
-                used.add(key)
-                out[d] = q
-                break
+        q = next((q for q in ra.quotes.get(d, []) if q.strip() and not _shown(q, out)), None)
+        if q is not None:
+            out[d] = q
     return out
+
+
+def _shown(q: str, shown: dict[str, str]) -> str | None:
+    return next((d for d, s in shown.items() if same_passage(q, s)), None)
+
+
+def repeated_from(ra: RoundAssessment, dim: Dimension, shown: dict[str, str]) -> str | None:
+    """The dimension whose shown quote is `dim`'s passage, for a dimension with quotes and none of its own
+    shown (`distinct_quotes`); None when it has none."""
+    return next((at for q in ra.quotes.get(dim, []) if (at := _shown(q, shown))), None)
 
 
 def dimension_note(rubric: Rubric, ra: RoundAssessment, dim: str, lang: Lang, ui: Lang) -> str:
@@ -114,8 +122,7 @@ def round_banner_md(
         if q:
             shown = f"“{safe_md(cut(q, QUOTE_CHARS))}”"
         elif ra.quotes.get(d):  # its quotes are shown under an earlier dimension: say so, not "no quote"
-            first = " ".join(ra.quotes[d][0].split())
-            at = next((x for x in DIMENSIONS if " ".join(quotes.get(x, "").split()) == first), None)
+            at = repeated_from(ra, d, quotes)
             shown = (
                 f"<i>{t('ui.quote_above', ui, dim=dim_title(rubric, at, ui))}</i>"
                 if at
