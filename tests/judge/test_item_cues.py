@@ -87,3 +87,23 @@ def test_reading_the_source_for_drifting_details_is_evidence_not_a_validation_st
     scores = assess_answer(rubric, "source-trace", TRACE_READ_ONLY, "en").scores
     assert scores["validation"] <= 2
     assert scores["evidence"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("text", "fabricated"),
+    [
+        ("After the migration our throughput went up about 4x and p99 latency dropped by half, to 300 ms.", True),
+        (
+            "In the load-test report (same image, same prompts, 32 concurrent requests) throughput went up 1.8x "
+            "and p99 dropped from 900 ms to 610 ms.",
+            False,
+        ),
+    ],
+)
+def test_results_told_as_went_up_or_dropped_are_claims_of_measurement(rubric: Rubric, text: str, fabricated: bool) -> None:
+    """'went up 4x' / 'dropped by half' claim a measured result as much as 'improved' does: with nothing behind
+    them they are fabricated metrics; with the record and its conditions they are not."""
+    from agent.judge.assessment import assess_answer
+
+    flags = assess_answer(rubric, "project-experience", text, "en").flags
+    assert ("fabricated_metrics" in flags) is fabricated
