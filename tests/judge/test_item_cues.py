@@ -107,3 +107,27 @@ def test_results_told_as_went_up_or_dropped_are_claims_of_measurement(rubric: Ru
 
     flags = assess_answer(rubric, "project-experience", text, "en").flags
     assert ("fabricated_metrics" in flags) is fabricated
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "先看 retry 翻三倍是不是从 10:05 之后才开始的，再看旧 pod 的 running batch 有没有跟着涨。",
+        "First I'd check whether p99 really went up 3x after the deploy or was already climbing at 9:50.",
+    ],
+)
+def test_a_figure_in_a_question_to_check_is_no_claim_of_measurement(rubric: Rubric, text: str) -> None:
+    from agent.judge.assessment import assess_answer
+
+    assert "fabricated_metrics" not in assess_answer(rubric, "incident", text, "zh" if "先" in text else "en").flags
+
+
+def test_the_proof_that_kv_was_freed_is_one_statement(rubric: Rubric) -> None:
+    """A metric named in one sentence and 'confirm' / 'back' in the next are not the proof that the KV was freed."""
+    apart = (
+        "Sampled ids return to the scheduler, which updates the running requests. "
+        "I'd confirm the sampler order in the source."
+    )
+    assert not ticked(rubric, "source-trace", "cancel-kv-proof", apart)
+    said = "I'd confirm the KV was freed by watching kv_cache_usage drop back on /metrics after the abort."
+    assert ticked(rubric, "source-trace", "cancel-kv-proof", said)
