@@ -83,6 +83,15 @@ def _with_turn(state: InterviewState, t: dict[str, Any]) -> list[dict[str, Any]]
     return rounds
 
 
+def _with_turn_replaced(state: InterviewState, t: dict[str, Any]) -> list[dict[str, Any]]:
+    """The transcript with the last turn of its last round replaced by `t`."""
+    rounds = [dict(r) for r in state["transcript"]]
+    last = dict(rounds[-1])
+    last["turns"] = [*last.get("turns", [])[:-1], t]
+    rounds[-1] = last
+    return rounds
+
+
 def _segment_text(tr: dict[str, Any], start: int) -> str:
     turns = tr.get("turns", [])[start:]
     return "\n\n".join(t["text"].strip() for t in turns if t["role"] == "candidate" and t["text"].strip())
@@ -209,6 +218,10 @@ def assess(state: InterviewState, runtime: Runtime[GraphContext]) -> Update:
         "draft_key": assessment_key(ctx, tr),
         "route": "choose",
     }
+    last_turn = (state["transcript"][-1].get("turns") or [{}])[-1]
+    if last_turn.get("role") == "candidate" and last_turn.get("earlier") and "total" not in last_turn:
+        # a retried answer: the round's scores with it, beside those its earlier attempts had (`retry.py`)
+        upd["transcript"] = _with_turn_replaced(state, {**last_turn, "total": ra.total, "scores": dict(ra.scores)})
     if state["mode"] == "copilot" and ctx.retrieve is not None:
         last = next(t for t in reversed(tr.turns) if t.role == "candidate")
         try:

@@ -6,7 +6,9 @@ The session goes back to the checkpoint where it waited for that answer and take
 there, so the follow-up, the hidden inputs given, the draft scores and whether the round closes all follow
 from the new answer, as if the first had not been sent (a closed round opens again, or closes again with
 the new answer's scores). Nothing is lost: the new answer's turn keeps the earlier attempts (`earlier`:
-the text and time of each), and the checkpoints of the first attempt stay in the store. The round's clock
+the text and time of each, and the round's scores as they stood with it: `total`, `scores`), the new answer's
+turn the round's scores with it (stamped by `nodes.assess`), so the conversation and the transcript export
+show the comparison; the checkpoints of the first attempt stay in the store. The round's clock
 is not turned back. A round the candidate closed with Finish after their answer stays closed.
 """
 
@@ -72,6 +74,17 @@ def _before_last_answer(
     return None
 
 
+def _scored(values: dict[str, Any], where: tuple[int, int]) -> dict[str, Any]:
+    """The round's scores as they stand with the answer about to be retried: the draft of the round under way,
+    or the scores the round closed with; {} when there are none."""
+    rnd = values["transcript"][where[0]].get("round")
+    if where[1] == values["round_index"] and values.get("draft"):
+        ra: dict[str, Any] | None = values["draft"]
+    else:
+        ra = next((a for a in reversed(values.get("assessments", [])) if a.get("round") == rnd), None)
+    return {"total": ra["total"], "scores": dict(ra["scores"])} if ra and ra.get("round") == rnd else {}
+
+
 @_store_guard("the retry was not recorded; the session still waits at the same question, send it again")
 def retry_answer(
     session_id: str, text: str | bytes, *, at_s: float | None = None, owner: str | None = None
@@ -91,7 +104,7 @@ def retry_answer(
         if clean is None:
             return session_view(row, v, message)
         at = float(at_s) if at_s is not None else time.time() - v["clock_base"]
-        earlier = [*last.get("earlier", []), {"text": last["text"], "at_s": last.get("at_s")}]
+        earlier = [*last.get("earlier", []), {"text": last["text"], "at_s": last.get("at_s"), **_scored(v, where)}]
         # a new branch from the checkpoint that waited for the last answer (as if `choose` had just
         # asked its question again): the graph waits at the same question, and the new answer resumes it
         store.graph.update_state(fork.config, {"route": "wait"}, as_node="choose")

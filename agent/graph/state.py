@@ -43,7 +43,8 @@ class Inbox(TypedDict):
     clocked: bool
     """True when the caller gave the time (tests, recorded transcripts), False for the wall clock."""
     earlier: NotRequired[list[dict[str, Any]]]
-    """a retried answer (`agent.graph.retry`): the earlier attempts at it, each {"text", "at_s"}."""
+    """a retried answer (`agent.graph.retry`): the earlier attempts at it, each {"text", "at_s"} and the
+    round's scores as they stood with it ({"total", "scores"}, when the round had any)."""
     picked: NotRequired[str]
     """co-pilot's Ask: the suggestion the interviewer picked and started the question from (`asked.picked`)."""
 

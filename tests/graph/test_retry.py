@@ -36,15 +36,20 @@ def test_a_retry_answers_the_same_question_and_keeps_the_first_attempt(rubric: R
     ]  # one answer, one follow-up
     assert turns[0][1] == opening and turns[1][1] == good and WEAK not in [t for _, t in turns]
     (cand,) = [t for r in v.transcript.rounds for t in r.turns if t.role == "candidate"]
-    assert (cand.model_extra or {})["earlier"] == [{"text": WEAK, "at_s": 30.0}]
+    extra = cand.model_extra or {}
+    assert extra["earlier"] == [
+        {"text": WEAK, "at_s": 30.0, "total": before, "scores": first.last_assessment.scores}
+    ]  # with the round's scores as they stood with it
     assert cand.at_s == 60.0
     assert v.last_assessment is not None and v.last_assessment.total > before  # the draft is the new answer's
+    assert extra["total"] == v.last_assessment.total and extra["scores"] == v.last_assessment.scores
     assert v.round == "concepts" and v.status == "waiting"
 
     # a second retry keeps both earlier attempts, in order
     v = retry_answer("r1", good + " Prefix caching reuses blocks.", at_s=90, owner="ana")
     (cand,) = [t for r in v.transcript.rounds for t in r.turns if t.role == "candidate"]
     assert [e["text"] for e in (cand.model_extra or {})["earlier"]] == [WEAK, good]
+    assert [e["total"] for e in (cand.model_extra or {})["earlier"]] == [before, extra["total"]]
 
     # the session goes on from the retried answer
     v = answer("r1", "I would open vllm/v1/core/sched/scheduler.py.", at_s=120, owner="ana")
@@ -100,6 +105,9 @@ def test_the_answer_a_round_closed_on_can_be_retried_until_the_next_round_has_an
     said = [t for t in concepts.turns if t.role == "candidate"]
     assert [t.text for t in said] == [WEAK, good]
     assert [e["text"] for e in (said[-1].model_extra or {})["earlier"]] == ["Paged KV is blocks."]
+    # the comparison: the scores the round closed with, then with the new answer
+    assert [e["total"] for e in (said[-1].model_extra or {})["earlier"]] == [closed_total]
+    assert (said[-1].model_extra or {})["total"] == v.last_assessment.total
 
     # once the next round has an answer, the closed round's answer is no longer retried
     answer("r4", "I would open vllm/v1/core/sched/scheduler.py.", at_s=late + 60, owner="ana")

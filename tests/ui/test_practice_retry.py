@@ -1,12 +1,14 @@
 """Retry this answer (issue 12), in headless Chromium, in English and Chinese: the question the last answer
 replied to comes back with that answer in the box; the new answer replaces it, the insight compares the
-two attempts, and the conversation shows the new one; nothing to retry once the candidate finished the
+two attempts, and the conversation shows the new one with the earlier attempt folded under it, marked
+replaced, and the round's score with each attempt (in the language switched to); nothing to retry once the candidate finished the
 round, and the banner of the round that finished the session says why. The answer a round closed on is
 retried with the banner's own Retry, the progress naming that round while the retry is open: closed again,
 the banner shows the total before → now; answered with less, the round opens again. Continue while a retry
 is open says the retry was not sent; a round ended with Finish says on its banner why it has no Retry.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 10a-retrying-{lang}, 10b-retried-{lang},
+10c-retried-switched-{other lang},
 retry-finished-{lang}, retry-banner-{lang}, retry-closed-retrying-{lang}, retry-closed-again-{lang},
 retry-reopened-{lang}, ui2-continue-while-retrying-{lang}, ui2-finish-banner-{lang}, desk-1-banner-in-view-{lang}
 (the screen as the Send that closed the round left it).
@@ -24,7 +26,14 @@ from agent.rubric import default_rubric
 from agent.util.messages import t
 from tests.graph.script import strong
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import (  # noqa: F401  (the module's browser)
+    _interface,
+    _open,
+    _shot,
+    _shows,
+    _start_practice,
+    browser,
+)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -41,6 +50,8 @@ SEEN = {
         "retrying": "Retry · Question:",
         "compare": "Compared with your earlier attempt: 0 →",
         "gained": "New this time",
+        "earlier": "Earlier attempt (replaced)",
+        "scores": "Retried: the round's score with each attempt, earlier → this answer:",
         "finish": "Finish this round",
         "no_retry": "so its answers can no longer be retried",
         "retry_closed": "Retry the answer this round closed on",
@@ -59,6 +70,8 @@ SEEN = {
         "retrying": "重答 · 问题：",
         "compare": "与上一次作答相比：期望要点 0 →",
         "gained": "这次新覆盖",
+        "earlier": "之前的回答（已替换）",
+        "scores": "已重答：每次作答时本轮的得分，之前 → 这次：",
         "finish": "结束本轮",
         "no_retry": "因此不能再重答其中的回答",
         "retry_closed": "重答本轮最后一题",
@@ -114,12 +127,31 @@ def test_retry_the_last_answer(
     insight = _text(page, "#answer-insight")
     assert seen["gained"] in insight and "✓" in insight, insight
     _shows(page, "#conversation", seen["better"][:30])
-    conversation = _text(page, "#conversation")
-    assert seen["weak"] not in conversation  # the earlier attempt is not a second answer
+    # the earlier attempt shows in the conversation too (issue 12, blind tester: only the export had it):
+    # folded under the new answer, marked replaced, and the round's score with each attempt beside it
+    answers = page.locator("#conversation .coach-a")
+    assert answers.count() == 1 and seen["weak"] not in answers.inner_text()  # not a second answer
+    earlier = page.locator("#conversation details.coach-earlier")
+    assert earlier.count() == 1 and seen["earlier"] in earlier.inner_text()
+    earlier.locator("summary").click()
+    _shows(page, "#conversation", seen["weak"])
+    compare = page.locator("#conversation .coach-compare").inner_text()
+    assert seen["scores"] in compare and re.search(r"\d+ → \d+/25", compare), compare
     assert seen["retrying"] not in _text(page, "#practice-question")
     assert follow_up  # a follow-up is asked again
     retry.wait_for()
+    page.locator("#conversation").scroll_into_view_if_needed()
     _shot(page, screenshots, f"10b-retried-{lang}")
+    # the language switch renders them in the other language
+    other = "zh" if lang == "en" else "en"
+    _interface(page, other)
+    _shows(page, "#conversation .coach-compare", SEEN[other]["scores"])
+    assert SEEN[other]["earlier"] in page.locator("#conversation details.coach-earlier").inner_text()
+    assert seen["earlier"] not in _text(page, "#conversation")
+    page.locator("#conversation").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"10c-retried-switched-{other}", full_page=False)
+    _interface(page, lang)
+    _shows(page, "#conversation .coach-compare", seen["scores"])
 
     # once the round has closed there is nothing to retry: it finished the session, and its banner says why
     page.get_by_role("button", name=seen["finish"]).click()
@@ -198,7 +230,8 @@ def test_retry_the_answer_a_round_closed_on(
     _shows(page, "#practice-question", seen["question"])
     assert seen["retrying"] not in _text(page, "#practice-question")
     _shows(page, "#conversation", seen["better"][:30])
-    assert full[:40] not in _text(page, "#conversation")
+    assert full[:40] not in " ".join(page.locator("#conversation .coach-a").all_inner_texts())
+    assert page.locator("#conversation details.coach-earlier").count() == 2  # the two replaced attempts
     _shows(page, "#practice-progress", seen["round_1"])
     _shot(page, screenshots, f"retry-reopened-{lang}")
 
