@@ -55,6 +55,12 @@ def _close(ctx: str, state: dict[str, Any], ui_v: str) -> list[Any]:
     raise SessionNotFound("s-1")
 
 
+@session_errors_noted(_noted, kept=None)
+def _ask(ctx: str, text: str, state: dict[str, Any], ui_v: str) -> list[Any]:
+    """Co-pilot's Ask: its text is the question, not the answer being written."""
+    raise SessionNotFound("s-1")
+
+
 def test_a_session_error_becomes_a_note_and_the_answer_stays() -> None:
     state = {"sid": "s-1"}
     assert _answer("ctx", "my answer", state, "en") == ["shown", "my answer"]
@@ -67,8 +73,10 @@ def test_a_session_error_becomes_a_note_and_the_answer_stays() -> None:
         "my answer",
     ]
     no_such = "⚠️ no such session: s-1"
-    # a handler with no answer of its own: None, the box left as it is (Practice; a cancelled Start emptied it)
+    # no answer being written: the answer box as it was (None), not emptied
     assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, None]
+    # a question is not an answer: it does not land in the answer box (issue 12, Co-pilot's Ask)
+    assert _ask("ctx", "And the KV cache?", state, "en") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, None]
 
 
 def test_other_errors_are_not_turned_into_notes() -> None:

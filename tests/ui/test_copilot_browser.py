@@ -7,11 +7,12 @@ then says what is missing), and a finished session's controls are off; the finis
 effective scores (judge → override) and follows the language switch whole, as its status line does. The self-check box beside the plan adds the self-check round after the plan's last round, as in
 Practice: the interviewer closes the plan's round and the self-check's first question is asked. Once the answer is saved
 the recorder is empty, and Transcribe says there is nothing recorded (issue 12: it pasted the saved answer again).
+Without a source index the status line says so with the first answer, not again on a refused Ask.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
 17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}, 18a-copilot-self-check-setup-{lang},
 17d-copilot-finished-switched-{lang}, 18b-copilot-self-check-question-{lang}, ui2-copilot-saved-recorder-{lang},
-i12-copilot-empty-ask-{lang}, i12-copilot-switched-{lang}.
+i12-copilot-empty-ask-{lang}, i12-copilot-refused-ask-{lang}, i12-copilot-switched-{lang}.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ SEEN = {
         "saved": "Saved",
         "refused": "Not accepted",
         "undo": "would undo it",
+        "note": "a note before the next question",
         "close": "Close the round",
         "finished": "To interview again, start a new session",
         "report": "Interview report",
@@ -80,6 +82,7 @@ SEEN = {
         "saved": "已保存",
         "refused": "未接受",
         "undo": "会撤销这次修改",
+        "note": "下一个问题之前的备注",
         "close": "结束本轮",
         "finished": "如要再次面试，请开始新的会话",
         "report": "面试评分报告",
@@ -169,6 +172,9 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     page.locator("#copilot-record").click()
     page.locator("#copilot-draft").get_by_text(seen["draft"]).wait_for()
     _shows(page, "#copilot-question", seen["answered"])
+    # no source index here: said with the first answer (its words before the command, shown as code)
+    not_built = t("interview.index_not_built", lang).split("`")[0]
+    _shows(page, "#copilot-status", not_built)
     assert page.locator("#copilot-ask").is_enabled() and page.locator("#copilot-close").is_enabled()
     # Ask with no question says what is missing (issue 12: "still waiting for the interviewer")
     page.locator("#copilot-next textarea").fill("")
@@ -186,6 +192,19 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     shown = _text(page, "#copilot-question")
     assert seen["no_question"] not in shown
     assert re.split("[:：]", asked, maxsplit=1)[-1].strip()[:60] in shown
+    # an Ask the session refuses (over the length limit) says why, not the missing index again (issue 12: said
+    # again on every refused Ask); the question and the answer box stay as they were
+    page.locator("#copilot-answer textarea").fill(seen["note"])
+    page.locator("#copilot-next textarea").fill("x" * 60_001)
+    page.locator("#copilot-ask").click()
+    _shows(page, "#copilot-status", "60,001")
+    assert not_built not in _text(page, "#copilot-status")
+    assert page.locator("#copilot-answer textarea").input_value() == seen["note"]
+    assert len(page.locator("#copilot-next textarea").input_value()) == 60_001
+    page.locator("#copilot-status").scroll_into_view_if_needed()
+    _shot(page, screenshots, f"i12-copilot-refused-ask-{lang}", full_page=False)
+    page.locator("#copilot-answer textarea").fill("")
+    page.locator("#copilot-next textarea").fill("")
 
     # 3. Accept and Override name the round and the dimension they act on, and follow the dimension picked
     _shows(page, "#copilot-accept", seen["round"])

@@ -9,7 +9,12 @@
 - the language switch's one event (`set_ui_language`) names Accept and Override in the new language and
   shows the status lines again, with the rest of the page: no later listener of the switch does;
 - a suggested follow-up picked and then edited is that follow-up ("Follow-up 1" / "追问 1") in either
-  language, however the edit moves it from the suggestion's words.
+  language, however the edit moves it from the suggestion's words;
+- a session error on Ask (no such session) leaves the question in the question box and the answer box as it
+  was (the question landed in the answer box); Save answer keeps the answer; Close leaves the answer box;
+- "No vLLM source index is built yet" is said once in a session's status line, not again on every refused
+  Ask or later answer (the sources pane keeps saying it where it is); a question the session refuses stays in
+  its box (it was replaced by the first suggestion).
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ ANSWERS = {
     "en": "Weights: 40e9 x 2 B = 80e9 B, about 74.5 GiB (derived); per rank at TP=4 about 18.6 GiB (derived).",
     "zh": "权重：40e9 × 2 B = 80e9 B，约 74.5 GiB（推导）；TP=4 时每卡约 18.6 GiB（推导）。",
 }
-STATUS, WAITING, PICK, NEXT = 11, 4, 7, 8
-"""Places in `copilot_out`'s outputs: the status line, whose turn it is, the follow-up pick, the next question."""
+STATUS, WAITING, ANSWER, PICK, NEXT, SOURCES = 11, 4, 5, 7, 8, 10
+"""Places in `copilot_out`'s outputs: the status line, whose turn it is, the answer box, the follow-up pick, the
+next question, the vLLM sources."""
 
 
 def _request() -> gr.Request:
@@ -154,3 +160,48 @@ def test_a_picked_and_edited_follow_up_is_that_follow_up_in_either_language(ctx:
     own = {"en": "Which GPU did you last deploy on?", "zh": "你上次部署用的是哪种 GPU？"}[lang]
     mine = turns.ask_question(ctx, own, saved[0], lang, "tab:me", req, saved[PICK]["choices"][0])
     assert mine[0]["kind"] is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_session_error_on_ask_leaves_the_question_and_the_answer_box(ctx: AppContext, lang: str) -> None:
+    req = _request()
+    started = sessions.start_copilot(ctx, "capacity", lang, {}, lang, "tab:me", req)
+    saved = turns.record_answer(ctx, ANSWERS[lang], started[0], lang, "tab:me", req)
+    gone = {**saved[0], "sid": "no-such-session"}  # e.g. deleted, or another owner's, since the page loaded
+    question = "And the KV cache per token?"
+    asked = turns.ask_question(ctx, question, gone, lang, "tab:me", req)
+    assert asked[STATUS].startswith("⚠️") and "no-such-session" in asked[STATUS]
+    assert asked[ANSWER] == gr.update()  # the answer box as it was (the question landed in it)
+    assert asked[NEXT] == gr.update() and asked[PICK] == gr.update()  # the question stays where it is
+    assert asked[0] == gone
+    # Save answer keeps the answer being written; Close leaves the answer box as it was
+    kept = turns.record_answer(ctx, "my answer so far", gone, lang, "tab:me", req)
+    assert kept[ANSWER] == "my answer so far" and kept[STATUS].startswith("⚠️")
+    closed = turns.close_copilot_round(ctx, gone, lang, "tab:me", req)
+    assert closed[ANSWER] == gr.update() and closed[STATUS].startswith("⚠️")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_missing_source_index_is_said_once_per_session(ctx: AppContext, lang: str) -> None:
+    """ctx has no source index: the first answer's status says so; a refused Ask (the graph's own refusal, a
+    question over the length limit) and the next answer do not say it again."""
+    req = _request()
+    notice = t("interview.index_not_built", lang)
+    started = sessions.start_copilot(ctx, "capacity", lang, {}, lang, "tab:me", req)
+    saved = turns.record_answer(ctx, ANSWERS[lang], started[0], lang, "tab:me", req)
+    assert notice in saved[STATUS]
+    assert notice in saved[-1][lang]  # the line the language switch shows again
+    for _ in range(2):
+        refused = turns.ask_question(ctx, "x" * 60_001, saved[0], lang, "tab:me", req)
+        assert refused[STATUS] and notice not in refused[STATUS], refused[STATUS]  # the refusal alone
+        assert notice not in refused[-1][lang]
+        # the refused question stays in its box to be corrected (it was replaced by the first suggestion),
+        # with the suggestion it was picked from; the answer box as it was
+        assert not {"value"} & (set(refused[NEXT]) | set(refused[PICK]) | set(refused[ANSWER]))
+    asked = turns.ask_question(ctx, "And the KV cache per token?", refused[0], lang, "tab:me", req)
+    again = turns.record_answer(ctx, ANSWERS[lang], asked[0], lang, "tab:me", req)
+    assert notice not in again[STATUS]
+    # a session started afterwards says it once again
+    other = sessions.start_copilot(ctx, "capacity", lang, again[0], lang, "tab:me", req)
+    first = turns.record_answer(ctx, ANSWERS[lang], other[0], lang, "tab:me", req)
+    assert notice in first[STATUS]

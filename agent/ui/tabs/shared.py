@@ -34,7 +34,7 @@ SNIPPETS_SHOWN = 3
 Handler = TypeVar("Handler", bound=Callable[..., list[Any]])
 NoteOut = Callable[[AppContext, dict[str, Any], Lang, Said, str | None], list[Any]]
 """`(ctx, state, ui, note, keep)` -> a tab's outputs: the tab as it was, `note` its status, `keep` in
-the answer box (None: the handler had no answer; Practice leaves its box as it is)."""
+the answer box (None: the box as it was: the handler had no answer being written, or its text is not one)."""
 
 
 @dataclass(frozen=True)
@@ -308,12 +308,15 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
     return "" if state.get("status") == "done" else t("ui.no_question", ui)
 
 
-def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
+def session_errors_noted(note_out: NoteOut, *, kept: str | None = "text") -> Callable[[Handler], Handler]:
     """For a handler that moves a session on: a `SessionError` it raises (no such session, not the
     caller's, a refused step) becomes "⚠️ <error>" in the tab's status, the rest of the tab as it was.
 
     `note_out` renders that; it gets the handler's arguments `ctx`, `state` and `ui_v` (the interface
-    language) and, when the handler has one, `text`: the answer being written, which stays in its box."""
+    language) and, when the handler has it, the argument named `kept` (`text`): the answer being written,
+    which stays in its box. A handler whose text is something else (Co-pilot's Ask: the question, which
+    stays in its own box) says `kept=None`; then, as for a handler with no text, the answer box is left as
+    it was."""
 
     def decorate(handler: Handler) -> Handler:
         signature = inspect.signature(handler)
@@ -325,7 +328,8 @@ def session_errors_noted(note_out: NoteOut) -> Callable[[Handler], Handler]:
             except SessionError as e:
                 given = signature.bind(*args, **kwargs).arguments
                 ui = lang_of(given["ui_v"])
-                return note_out(given["ctx"], given["state"], ui, verbatim(f"⚠️ {e}"), given.get("text"))
+                keep = str(given[kept] or "") if kept is not None and kept in given else None
+                return note_out(given["ctx"], given["state"], ui, verbatim(f"⚠️ {e}"), keep)
 
         return cast(Handler, noted)
 

@@ -63,9 +63,10 @@ def copilot_out(
         state.update(answered_question(view))
     choices = [sg.text for sg in view.suggestions]
     done = view.status == "done"
+    session_said, state["said_once"] = once(view, prev)
     notes = joined(
         note,
-        keyed(view.notice_keyed, view.notice),
+        session_said,
         keyed(view.message_keyed, view.message),
         says("ui.copilot_finished") if done else None,
     )
@@ -85,8 +86,7 @@ def copilot_out(
         waiting_md(view, ui),
         gr.update(interactive=not done, **box),
         views.suggestions_md(view.suggestions, ui) if not done else "",
-        gr.update(choices=choices, value=None, interactive=not done),
-        gr.update(value=choices[0] if choices and answered else "", interactive=not done),
+        *next_question(choices, answered=answered, refused=bool(view.message), done=done),
         draft_md(ctx, view, ui),
         shared.snippets_for(ctx, shared.round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
         in_ui(notes, ui),
@@ -97,6 +97,35 @@ def copilot_out(
         shared.self_check_box(self_check, view),
         previous,
         notes,
+    ]
+
+
+SAID_ONCE = frozenset({"interview.index_not_built"})
+"""Notices a session's status line says once: the graph says them on every answer (the source index not
+built), and a refused step shows the last step's notice again; the sources pane keeps saying it where it is."""
+
+
+def once(view: SessionView, prev: dict[str, Any]) -> tuple[Said | None, list[str]]:
+    """The session's notice for the status line, None when it is one of `SAID_ONCE` already said in this
+    session (the tab's state `prev` keeps which, `said_once`); and the keys said so far."""
+    said = list(prev.get("said_once") or []) if prev.get("sid") == view.session_id else []
+    key = view.notice_keyed.key if view.notice_keyed else None
+    if key in SAID_ONCE:
+        if key in said:
+            return None, said
+        said.append(key)
+    return keyed(view.notice_keyed, view.notice), said
+
+
+def next_question(choices: list[str], *, answered: bool, refused: bool, done: bool) -> list[Any]:
+    """The follow-up pick and the next question's box: the suggestions, the first in the box once the
+    candidate's answer is saved; as they were when the session refused the step (a refused Ask's question
+    stays to be corrected, with the suggestion it was picked from)."""
+    if refused:
+        return [gr.update(interactive=not done), gr.update(interactive=not done)]
+    return [
+        gr.update(choices=choices, value=None, interactive=not done),
+        gr.update(value=choices[0] if choices and answered else "", interactive=not done),
     ]
 
 
@@ -120,8 +149,8 @@ def controls_on(view: SessionView) -> dict[str, bool]:
 def copilot_note(
     ctx: AppContext, state: dict[str, Any], ui: Lang, note: Said, keep: str | None = ""
 ) -> list[Any]:
-    """The tab as it was, with `note` as its status and `keep` (or nothing) in the answer box."""
-    return copilot_out(ctx, None, state, ui, note=note, keep=keep or "")
+    """The tab as it was, with `note` as its status and `keep` in the answer box (None: as it was)."""
+    return copilot_out(ctx, None, state, ui, note=note, keep=keep)
 
 
 def waiting_md(view: SessionView, ui: Lang) -> str:

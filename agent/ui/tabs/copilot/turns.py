@@ -45,7 +45,7 @@ def record_answer(
     )
 
 
-@session_errors_noted(copilot_note)
+@session_errors_noted(copilot_note, kept=None)  # `text` is the question: the answer box stays as it was
 def ask_question(
     ctx: AppContext,
     text: str,
