@@ -131,3 +131,64 @@ def test_the_proof_that_kv_was_freed_is_one_statement(rubric: Rubric) -> None:
     assert not ticked(rubric, "source-trace", "cancel-kv-proof", apart)
     said = "I'd confirm the KV was freed by watching kv_cache_usage drop back on /metrics after the abort."
     assert ticked(rubric, "source-trace", "cancel-kv-proof", said)
+
+
+# a second blind tester's answers (walk-through in the app): each says the item in words of its own
+@pytest.mark.parametrize(
+    ("item", "text"),
+    [
+        (
+            "prefix-problem",
+            "Prefix caching solves recomputation of shared prompt prefixes such as system prompts: a request whose "
+            "prefix blocks are already cached skips that prefill.",
+        ),
+        (
+            "relation",
+            "Continuous batching needs cheap, fine-grained allocation and freeing of KV memory per step, which the block "
+            "manager gives, and prefix caching is built on the same blocks.",
+        ),
+    ],
+)
+def test_an_item_said_in_other_words_is_ticked(rubric: Rubric, item: str, text: str) -> None:
+    assert ticked(rubric, "concepts", item, text)
+
+
+def test_a_reply_that_says_mixing_needs_chunked_prefill_is_ticked(rubric: Rubric) -> None:
+    from agent.judge.answer import Answer
+
+    reply = Answer.of_pairs(
+        [
+            (
+                "Does continuous batching mean prefill and decode always run in the same step?",
+                "No. Continuous batching only means scheduling at each step; with chunked prefill enabled, V1 mixes "
+                "prefill chunks and decodes in one step under a token budget.",
+            )
+        ]
+    )
+    item = next(i for i in rubric.evidence("concepts") if i.id == "mixed-prefill-decode")
+    assert match_cues(item.cues, reply.text, reply.sents).found
+
+
+def test_a_named_cost_of_small_blocks_is_a_concrete_specific(rubric: Rubric) -> None:
+    """A trade-off naming the tail block, block tables, hashing and attention kernels names concrete things: it is
+    not held at 2 for 'few specifics'."""
+    from agent.judge.answer import Answer
+    from agent.judge.assessment import assess_answer
+
+    answer = Answer.of_pairs(
+        [
+            (
+                "What problem does each of paged KV cache, continuous batching and prefix caching solve?",
+                "Paged KV stores the KV cache in fixed-size blocks allocated on demand, so memory is not reserved for "
+                "the maximum length.",
+            ),
+            (
+                "Is a smaller block size always better?",
+                "No. Smaller blocks waste less in the last partly filled block, but block tables get longer, hashing "
+                "and scheduling overhead grows and attention kernels get less efficient.",
+            ),
+        ]
+    )
+    tradeoffs = next(d for d in assess_answer(rubric, "concepts", answer, "en").dimensions if d.dimension == "tradeoffs")
+    assert not any(c.startswith("few_specifics") for c in tradeoffs.caps)
+    assert tradeoffs.score >= 3
