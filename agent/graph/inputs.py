@@ -20,25 +20,31 @@ def check_input(
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as e:
-            return None, _not_text("not_utf8", at=e.start)
+            return None, _not_text(kind, "not_utf8", at=e.start)
     if not isinstance(text, str):
-        return None, _not_text("type", name=type(text).__name__)
+        return None, _not_text(kind, "type", name=type(text).__name__)
     if "\x00" in text:
-        return None, _not_text("nul")
+        return None, _not_text(kind, "nul")
     control = sum(1 for c in text if c not in "\n\r\t" and unicodedata.category(c) == "Cc")
     if control > max(2, len(text) // 100):
-        return None, _not_text("control", n=control)
+        return None, _not_text(kind, "control", n=control)
     if text.count("\ufffd") > max(2, len(text) // 50):
-        return None, _not_text("undecodable")
+        return None, _not_text(kind, "undecodable")
     if not text.strip():
-        return None, notice("interview.empty" if kind == "answer" else "interview.empty_question")
+        return None, notice(_of(kind, "interview.empty"))
     if len(text) > MAX_ANSWER_CHARS or so_far + len(text) > MAX_ANSWER_CHARS:
-        return None, notice("interview.too_long", n=len(text), limit=MAX_ANSWER_CHARS - so_far)
+        return None, notice(_of(kind, "interview.too_long"), n=len(text), limit=MAX_ANSWER_CHARS - so_far)
     return text, None
 
 
-def _not_text(why: str, **fields: object) -> Notice:
-    return notice("interview.not_text", why=each(f"interview.not_text_why.{why}", **fields))
+def _of(kind: str, key: str) -> str:
+    """The message `key` worded for what is refused: an answer (`key`) or the interviewer's question
+    (`key_question`)."""
+    return key if kind == "answer" else f"{key}_question"
+
+
+def _not_text(kind: str, why: str, **fields: object) -> Notice:
+    return notice(_of(kind, "interview.not_text"), why=each(f"interview.not_text_why.{why}", **fields))
 
 
 def check_text(

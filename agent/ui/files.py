@@ -10,12 +10,23 @@ import tempfile
 from pathlib import Path
 
 from agent import config
+from agent.util.messages import Lang, t
 
 MAX_UPLOAD_BYTES = 5_000_000
 
 
 class UploadRefused(ValueError):
-    """A path the app will not read; the message says why without echoing file contents."""
+    """A file the app will not read: `key` (ui.upload_refused.<key> in messages/ui.yaml) and its `fields`;
+    `text(lang)` says why in `lang`, without echoing file contents; `str()` is the English, for logs."""
+
+    def __init__(self, key: str, **fields: object) -> None:
+        self.key = key
+        self.fields = fields
+        super().__init__(self.text("en"))
+
+    def text(self, lang: Lang) -> str:
+        """Why the file is refused, in `lang`."""
+        return t(f"ui.upload_refused.{self.key}", lang, **self.fields)
 
 
 def upload_roots() -> list[Path]:
@@ -34,18 +45,18 @@ def reports_dir() -> Path:
 def safe_upload(path: str | Path | None, *, max_bytes: int = MAX_UPLOAD_BYTES) -> Path:
     """The resolved path when it is a regular file inside Gradio's upload folder or the reports folder."""
     if not path:
-        raise UploadRefused("no file")
+        raise UploadRefused("none")
     try:
         p = Path(path).resolve(strict=True)
     except (OSError, RuntimeError) as e:
-        raise UploadRefused("the file does not exist") from e
+        raise UploadRefused("missing") from e
     if not any(p.is_relative_to(root) for root in upload_roots()):
-        raise UploadRefused("files are read only from uploads or <data dir>/reports")
+        raise UploadRefused("outside")
     if not p.is_file():
-        raise UploadRefused("not a regular file")
+        raise UploadRefused("not_file")
     size = p.stat().st_size
     if size > max_bytes:
-        raise UploadRefused(f"the file is {size:,} bytes, over the limit of {max_bytes:,}")
+        raise UploadRefused("too_big", size=size, limit=max_bytes)
     return p
 
 

@@ -74,6 +74,27 @@ def test_ask_is_for_copilot_sessions_and_close_needs_an_answer() -> None:
     assert c3.message and "empty" in c3.message
 
 
+def test_a_refused_question_is_called_a_question_not_an_answer() -> None:
+    """Issue 12: an Ask too long (or not text) said "The answer is 60,001 characters…" of the interviewer's
+    question; it names the question, in either language, and the session still waits for it."""
+    from agent.contracts.transcript import MAX_ANSWER_CHARS
+    from agent.graph.inputs import check_input
+
+    c = start_session("concepts", "en", "copilot")
+    long = ask(c.session_id, "x" * (MAX_ANSWER_CHARS + 1))
+    assert long.message_keyed is not None and long.question == c.question
+    en, zh = long.message_keyed.text("en"), long.message_keyed.text("zh")
+    assert en.startswith("The question is 60,001 characters") and "answer" not in en.lower(), en
+    assert zh.startswith("问题有 60,001 个字符") and "回答" not in zh, zh
+    for bad in (b"\xff\xfe", "a\x00b"):
+        _, wrong = check_input(bad, kind="question")
+        assert wrong is not None
+        assert wrong.text("en").startswith("The question is not text") and "answer" not in wrong.text("en")
+        assert wrong.text("zh").startswith("问题不是文本") and "回答" not in wrong.text("zh")
+    _, as_answer = check_input("x" * (MAX_ANSWER_CHARS + 1))  # an answer keeps its own wording
+    assert as_answer is not None and as_answer.text("en").startswith("The answer is 60,001 characters")
+
+
 def test_copilot_shows_source_snippets_when_an_index_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
     snip = Snippet(
         path="vllm/v1/core/block_pool.py",

@@ -287,9 +287,12 @@ def open_report_file(
         data = safe_upload(path).read_bytes()
         obj = json.loads(data.decode("utf-8-sig"))
     except UploadRefused as e:
-        return failed(t("ui.bad_file", ui, why=str(e)))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return failed(t("ui.bad_file", ui, why=f"not JSON ({e})"))
+        return failed(t("ui.bad_file", ui, why=e.text(ui)))
+    except UnicodeDecodeError as e:
+        return failed(t("ui.bad_file", ui, why=t("ui.upload_refused.not_utf8", ui, at=e.start)))
+    except json.JSONDecodeError as e:
+        why = t("ui.upload_refused.not_json", ui, line=e.lineno, col=e.colno)
+        return failed(t("ui.bad_file", ui, why=why))
     report: SessionReport | None = None
     if isinstance(obj, dict) and "judge" in obj and isinstance(obj.get("rounds"), list):
         try:

@@ -435,7 +435,8 @@ def transcribe(
         path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
         heard = ctx.services.stt().transcribe(path, lang)
     except UploadRefused as e:
-        return current, says("ui.bad_file", why=str(e)), None
+        refused = said(e.text)
+        return current, said(lambda ui: t("ui.bad_file", ui, why=refused[ui])), None
     except AudioDecodeError as e:
         why = in_each(e)
         return current, said(lambda ui: f"⚠️ {why[ui]}"), None
