@@ -197,7 +197,8 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     page.locator("#copilot-answer textarea").fill(seen["note"])
     page.locator("#copilot-next textarea").fill("x" * 60_001)
     page.locator("#copilot-ask").click()
-    _shows(page, "#copilot-status", "60,001")
+    # and names it the question, not the answer (issue 12: "The answer is 60,001 characters")
+    _shows(page, "#copilot-status", t("interview.too_long_question", lang, n=60_001, limit=60_000))
     assert not_built not in _text(page, "#copilot-status")
     assert page.locator("#copilot-answer textarea").input_value() == seen["note"]
     assert len(page.locator("#copilot-next textarea").input_value()) == 60_001
