@@ -12,6 +12,7 @@ Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 11a-reloade
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,6 +65,13 @@ def _box_holds(page: Page, text: str) -> None:
 
 def _sid(page: Page) -> str:
     return page.locator("#practice-sid :is(input, textarea)").input_value()
+
+
+def _clock_s(page: Page) -> int:
+    """The seconds Practice's round clock shows (the browser's count, agent/ui/static/app.js)."""
+    shown = page.locator("#practice-progress .coach-timer").inner_text().split(" / ")[0]
+    minutes, seconds = shown.split(":")
+    return int(minutes) * 60 + int(seconds)
 
 
 def _wait_sid(page: Page, not_this: str = "") -> str:
@@ -138,6 +146,17 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     assert len(asked) == 2
     page.wait_for_timeout(1000)  # the draft is the first session's: not put in this one's box
     assert page.locator("#answer textarea").input_value() == ""
+    # Start again, the same plan: the new session's clock counts from its own start, not the one left
+    # (issue 12: "00:16 / 05:00" two seconds in; both rendered 00:00, so Gradio kept the element and its count)
+    page.wait_for_timeout(3000)
+    answers.append("accept")
+    page.locator("#start").click()
+    third = _wait_sid(page, second)
+    third_at = time.monotonic()
+    page.wait_for_timeout(2000)
+    ticking = _clock_s(page)
+    assert ticking <= time.monotonic() - third_at + 1, (ticking, time.monotonic() - third_at)
+    assert len(asked) == 3
 
     # 3. the unfinished sessions, by plan and date; the first resumes with its plan and language
     page.locator("#practice-unfinished input").click()
@@ -147,7 +166,7 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     _shot(page, screenshots, f"11b-unfinished-{lang}")
     answers.append("accept")
     option.click()
-    assert _wait_sid(page, second) == first
+    assert _wait_sid(page, third) == first
     _shows(page, "#conversation", ANSWER[:30])
     assert page.locator("#plan input").input_value() == seen["plan"]
     assert page.locator("#session-lang input:checked").evaluate("e => e.value") in (lang, seen["lang"])

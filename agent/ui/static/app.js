@@ -3,7 +3,13 @@
 setInterval(() => {
   const fmt = (s) => String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
   document.querySelectorAll(".coach-timer[data-elapsed]").forEach((el) => {
-    if (!el.dataset.seen) el.dataset.seen = String(Date.now());
+    // Gradio re-renders the same element with a new data-elapsed (and data-shown, which differs between renders
+    // even when the elapsed time is the same: two sessions both at 00:00): each new render counts from its value.
+    const from = el.dataset.elapsed + "|" + (el.dataset.shown || "");
+    if (el.dataset.from !== from) {
+      el.dataset.from = from;
+      el.dataset.seen = String(Date.now());
+    }
     const s = Math.max(0, Math.floor(parseFloat(el.dataset.elapsed) + (Date.now() - Number(el.dataset.seen)) / 1000));
     const budget = parseInt(el.dataset.budget || "0", 10);
     const over = budget > 0 && s > budget;

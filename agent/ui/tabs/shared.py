@@ -376,12 +376,14 @@ def progress(ctx: AppContext, state: dict[str, Any], ui: Lang) -> str:
         }
     else:
         held = bool(state.get("held"))
+        now = time.time()
         where = {
             "round_id": state["round"],
             "round_index": state["round_index"],
             "minutes": state["minutes"],
-            "elapsed_s": 0.0 if held else time.time() - state["t0"],
+            "elapsed_s": 0.0 if held else now - state["t0"],
             "paused": held,
+            "shown_at": now,
         }
     return views.progress_html(ctx.rubric, ui, status=state["status"], n_rounds=state["n_rounds"], **where)
 

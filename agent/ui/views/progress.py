@@ -21,11 +21,15 @@ def progress_html(
     minutes: int | None,
     elapsed_s: float,
     paused: bool = False,
+    shown_at: float = 0.0,
 ) -> str:
     """The round, the round's progress in the session, and its clock against the time budget.
 
     `paused`: the clock does not tick in the browser: it shows `elapsed_s` as it stands (00:00 for a round
-    waiting for the candidate to continue, the round-finished banner: it starts on Continue)."""
+    waiting for the candidate to continue, the round-finished banner: it starts on Continue).
+    `shown_at`: when this clock was rendered (any number that differs between renders): the browser's clock
+    (agent/ui/static/app.js) counts on from `elapsed_s` each time it changes, even if `elapsed_s` is the same
+    (two sessions both started at 00:00), since Gradio re-renders the same element."""
     if status == "done":
         return f"<div class='coach-progress done'>✓ {html.escape(t('ui.progress_done', lang))}</div>"
     if not n_rounds:
@@ -52,7 +56,7 @@ def progress_html(
         f"<progress class='coach-rounds' value='{done_frac:.3f}' max='1' title='{html.escape(t('ui.rounds_bar', lang))}' "
         f"aria-label='{html.escape(t('ui.rounds_bar', lang))}'></progress> "
         f"<span class='coach-timer' title='{html.escape(t('ui.timer_hint', lang))}' "
-        + ("data-paused='1' " if paused else f"data-elapsed='{elapsed_s:.1f}' ")
+        + ("data-paused='1' " if paused else f"data-elapsed='{elapsed_s:.1f}' data-shown='{shown_at:.3f}' ")
         + f"data-budget='{budget}' data-over='{html.escape(t('ui.over_time', lang))}'>{html.escape(timer)}</span>"
         f"<progress class='coach-clock' value='{min(elapsed_s, budget or 1):.0f}' max='{budget or 1}' "
         f"title='{html.escape(t('ui.clock_bar', lang))}' aria-label='{html.escape(t('ui.clock_bar', lang))}'></progress>"
