@@ -115,6 +115,12 @@ def _label(page: Page, selector: str) -> str:
     return page.locator(selector).inner_text().strip()
 
 
+def _slider_at(page: Page, score: int) -> None:
+    page.wait_for_function(
+        "v => document.querySelector('#copilot-score input[type=number]')?.value === v", arg=str(score)
+    )
+
+
 def _pick_dimension(page: Page, name: str) -> None:
     page.locator("#copilot-dim input").click()
     page.get_by_role("option", name=name, exact=True).click()
@@ -216,8 +222,12 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     _pick_dimension(page, seen["evidence"])
     _shows(page, "#copilot-accept", seen["evidence"])
     _shows(page, "#copilot-override", seen["evidence"])
+    # the override's slider moves to the picked dimension's draft score (issue 12: it stayed at 3)
+    evidence = int(re.search(r"(\d)/5", _label(page, "#copilot-accept")).group(1))  # type: ignore[union-attr]
+    _slider_at(page, evidence)
     _pick_dimension(page, seen["accuracy"])
     _shows(page, "#copilot-override", seen["accuracy"])
+    _slider_at(page, draft)
     _shot(page, screenshots, f"17a-copilot-answered-{lang}")
 
     # 4. an override, then Accept: refused with a message, the log keeps the override as the last row

@@ -14,7 +14,9 @@
   was (the question landed in the answer box); Save answer keeps the answer; Close leaves the answer box;
 - "No vLLM source index is built yet" is said once in a session's status line, not again on every refused
   Ask or later answer (the sources pane keeps saying it where it is); a question the session refuses stays in
-  its box (it was replaced by the first suggestion).
+  its box (it was replaced by the first suggestion);
+- the override's score slider moves to the picked dimension's draft score, or to its override once one is
+  logged (it stayed at 3 while Accept said "1/5").
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import pytest
 from agent.rubric.model import SELF_CHECK
 from agent.ui import Services, build_app
 from agent.ui.context import AppContext
-from agent.ui.tabs.copilot import sessions, turns
+from agent.ui.tabs.copilot import decisions, sessions, turns
 from agent.ui.tabs.copilot.screen import CONTROLS, SET_UP
 from agent.ui.tabs.shared import question_md
 from agent.util.messages import t
@@ -205,3 +207,23 @@ def test_the_missing_source_index_is_said_once_per_session(ctx: AppContext, lang
     other = sessions.start_copilot(ctx, "capacity", lang, again[0], lang, "tab:me", req)
     first = turns.record_answer(ctx, ANSWERS[lang], other[0], lang, "tab:me", req)
     assert notice in first[STATUS]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_override_slider_starts_at_the_picked_dimensions_draft_score_or_its_override(
+    ctx: AppContext, lang: str
+) -> None:
+    """Issue 12: Accept said "1/5 · Capacity · Accuracy" while the slider showed 3 (its default)."""
+    req = _request()
+    started = sessions.start_copilot(ctx, "capacity", lang, {}, lang, "tab:me", req)
+    assert decisions.picked_score(ctx, started[0], "accuracy") == gr.update()  # no draft yet: left alone
+    saved = turns.record_answer(ctx, ANSWERS[lang], started[0], lang, "tab:me", req)
+    state = saved[0]
+    scores = state["draft"]["scores"]
+    for dim, score in scores.items():
+        assert decisions.picked_score(ctx, state, dim)["value"] == score, dim
+    dim, score = next(iter(scores.items()))
+    other = score % 5 + 1  # a score that is not the draft's
+    decisions.decide(ctx, False, state, dim, other, "the candidate derived it", "me", lang, req)
+    assert decisions.picked_score(ctx, state, dim)["value"] == other  # the override stands
+    assert decisions.picked_score(ctx, state, None) == gr.update()

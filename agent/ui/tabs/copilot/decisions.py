@@ -112,6 +112,21 @@ def latest_decision(ctx: AppContext, sid: str, round_id: str, dim: str) -> Overr
     return max(rows, key=lambda r: r.id) if rows else None
 
 
+def picked_score(ctx: AppContext, state: dict[str, Any] | None, dim: str | None) -> Any:
+    """The override's score slider set to what stands for the picked dimension of the draft: the latest
+    override's score if one is logged, else the draft score (issue 12: it stayed at 3 while Accept said 1/5;
+    Review's `picked_score` does the same); left as it is with no draft or no dimension picked."""
+    draft = state.get("draft") if state else None
+    score = draft.get("scores", {}).get(dim) if draft and dim else None
+    if not state or not draft or score is None:
+        return gr.update()
+    try:
+        standing = latest_decision(ctx, str(state.get("sid")), str(draft.get("round")), str(dim))
+    except OverrideLogError:  # the log's problem is said by Accept and Override: the draft score
+        standing = None
+    return gr.update(value=standing.human_score if standing is not None else score)
+
+
 def decision_labels(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_v: str) -> list[Any]:
     """Accept and Override name the round and dimension they act on, and the draft score Accept keeps."""
     ui = lang_of(ui_v)

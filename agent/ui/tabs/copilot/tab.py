@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from agent.ui.context import AppContext
-from agent.ui.tabs.copilot.decisions import decide, decision_labels
+from agent.ui.tabs.copilot.decisions import decide, decision_labels, picked_score
 from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, rerender
 from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
@@ -155,6 +155,15 @@ def build(ctx: AppContext) -> SessionPane:
         [c_state, c_dim, ctx.ui],
         [c_accept, c_override],
         api_name="copilot_decision_labels",
+        show_progress="hidden",
+    )
+    # the override's score starts at what stands for the picked dimension: its override, else the draft score
+    gr.on(
+        [c_state.change, c_dim.change],
+        bind(picked_score),
+        [c_state, c_dim],
+        c_score,
+        api_name="copilot_picked_score",
         show_progress="hidden",
     )
     again = [c_waiting, c_suggestions, c_draft, c_sources, c_accept, c_override, c_status, c_log_status]
