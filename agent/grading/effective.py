@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 
 from agent.contracts.report import Report, RoundAssessment
 from agent.judge.gates import pass_rule
+from agent.judge.scoring import risks_and_actions
 from agent.overrides import EffectiveScore
 from agent.rubric.loader import Rubric
-from agent.rubric.model import DIMENSIONS, Dimension, RoundId
+from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 
 
 class OverriddenScore(BaseModel):
@@ -88,3 +89,22 @@ def effective_rounds(
 ) -> list[EffectiveRound]:
     """Every round of `report` after the overrides among `effective` (none: the judge's as they are)."""
     return [effective_round(rubric, ra, effective or []) for ra in report.rounds]
+
+
+def risks_and_actions_after(
+    rubric: Rubric,
+    report: Report,
+    effective: Sequence[EffectiveScore] | None,
+    lang: Lang,
+    items: Lang | None = None,
+) -> tuple[list[str], list[str]]:
+    """The report's risks and next actions (the two lowest dimensions of each round) in `lang`, of its scores
+    after the overrides among `effective`; without an override, the report's own when `lang` is its language.
+    `items`: the language of the rubric's items an action names (`risks_and_actions`)."""
+    after = effective_rounds(rubric, report, effective)
+    if not any(er.changed for er in after):
+        if lang == report.language:
+            return list(report.risks), list(report.next_actions)
+        return risks_and_actions(rubric, report.rounds, lang, items=items)
+    rounds = [ra.model_copy(update={"scores": er.scores}) for ra, er in zip(report.rounds, after, strict=True)]
+    return risks_and_actions(rubric, rounds, lang, items=items)

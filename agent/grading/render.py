@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from agent.contracts.labels import flag_line, flag_name, judge_line, why_text
 from agent.contracts.report import Report, RoundAssessment, SampleSpread
-from agent.grading.effective import EffectiveRound, OverriddenScore, effective_rounds
+from agent.grading.effective import EffectiveRound, OverriddenScore, effective_rounds, risks_and_actions_after
 from agent.overrides import EffectiveScore
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
@@ -114,12 +114,14 @@ def report_markdown(report: Report, rubric: Rubric, effective: Sequence[Effectiv
     out.append("")
     if any(er.changed for er in after.values()):
         out += [t("report.overrides_applied", lang), ""]
+    # risks and next actions of the scores after overrides (the two lowest dimensions may have changed)
+    risks, actions = risks_and_actions_after(rubric, report, effective, lang)
     raised = list(dict.fromkeys(f for ra in report.rounds for f in ra.flags))
     if raised:
         out += bullets(t("report.flag_meanings", lang), [flag_line(f, lang) for f in raised], lang)
     out += _samples(report, rubric)
-    if report.risks:
-        out += [f"## {t('report.risks', lang)}", *[f"- {r}" for r in report.risks], ""]
+    if risks:
+        out += [f"## {t('report.risks', lang)}", *[f"- {r}" for r in risks], ""]
     for ra in report.rounds:
         title = rubric.round(ra.round).title.get(lang)
         er = after[ra.round]
@@ -154,8 +156,8 @@ def report_markdown(report: Report, rubric: Rubric, effective: Sequence[Effectiv
             for s in ra.snippets:
                 out.append(f"- [{s.path}:{s.start_line}-{s.end_line}]({s.permalink}) `{s.symbol}`")
             out.append("")
-    if report.next_actions:
-        out += [f"## {t('report.actions', lang)}", *[f"- {a}" for a in report.next_actions], ""]
+    if actions:
+        out += [f"## {t('report.actions', lang)}", *[f"- {a}" for a in actions], ""]
     return "\n".join(out) + "\n"
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent.contracts import labels
 from agent.contracts.labels import flag_line, why_text
 from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.grading.effective import risks_and_actions_after
 from agent.grading.render import bullets, quote_items, score_table_head
 from agent.graph.report import SessionReport, session_markdown, shown_in
 from agent.overrides import EffectiveScore, effective_totals
@@ -74,6 +75,8 @@ def _judge_sub(judge: JudgeInfo, lang: Lang) -> str:
 def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Sequence[EffectiveScore]) -> str:
     """Totals per round (judge → effective), risks and next actions, in the interface language `lang`
     (`shown_in`: the language switch renders them again)."""
+    # risks and next actions of the scores after overrides, the items an action names in the session's language
+    risks, actions = risks_and_actions_after(rubric, report, effective, lang, items=report.language)
     report = shown_in(report, rubric, lang)
     totals = effective_totals(effective)
     out = [f"### {safe_md(report.id)}", _judge_sub(report.judge, lang), ""]
@@ -84,10 +87,10 @@ def report_summary_md(report: Report, rubric: Rubric, lang: Lang, effective: Seq
     for rid, (jt, et) in totals.items():
         out.append(f"| {round_title(rubric, rid, lang)} | {jt}/25 | {et}/25 |")
     out.append("")
-    if report.risks:
-        out += bullets(t("ui.risks", lang), [safe_md(r) for r in report.risks], lang)
-    if report.next_actions:
-        out += bullets(t("ui.next_actions", lang), [safe_md(a) for a in report.next_actions], lang)
+    if risks:
+        out += bullets(t("ui.risks", lang), [safe_md(r) for r in risks], lang)
+    if actions:
+        out += bullets(t("ui.next_actions", lang), [safe_md(a) for a in actions], lang)
     return "\n".join(out)
 
 
