@@ -373,9 +373,13 @@ def test_reports_chart_history_comparison_and_downloads(served: Served, tmp_path
     turns = [t for r in doc["transcript"]["rounds"] for t in r["turns"]]
     assert [t["role"] for t in turns][:2] == ["interviewer", "candidate"] and turns[1]["text"] == GOOD_ANSWER
     assert "## Transcript" in md and GOOD_ANSWER in md
-    cmp = c.predict(first, second, "en", api_name="/compare_attempts")
-    assert [r[1] for r in cmp["data"]][-1] == "Total" and len(cmp["data"]) == 6
+    cmp, said = c.predict(first, second, "en", api_name="/compare_attempts")
+    assert [r[1] for r in cmp["data"]][-1] == "Total" and len(cmp["data"]) == 6 and said == ""
     assert all(int(r[4]) == r[3] - r[2] for r in cmp["data"])
+    # an attempt that cannot be compared: said in place, in the page's language, not raised as an error
+    for lang, refused in (("en", "⚠️ No such session: nope"), ("zh", "⚠️ 没有这个会话：nope")):
+        cmp, said = c.predict("nope", second, lang, api_name="/compare_attempts")
+        assert said == refused and not any(any(r) for r in cmp["data"])
 
 
 def test_two_users_do_not_see_each_others_sessions(served: Served, tmp_path: Path) -> None:

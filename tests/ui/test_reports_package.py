@@ -3,7 +3,7 @@ package downloads as a zip (the page, package.json, its schema) and as the page 
 offline and names rounds instead of ids. Only the owner's sessions have one.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 9a-reports-package-{lang} (the tab),
-9b-package-page-{lang} (the downloaded page).
+9b-package-page-{lang} (the downloaded page), 9c-reports-compare-refused-{lang} (Compare refusing in place).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ SEEN = {
         "page": "Evidence package page (HTML)",
         "heading": "Evidence package",
         "round": "Concept quick-fire",
+        "compare": "Compare two attempts",
+        "refused": "No such session: nope",
     },
     "zh": {
         "lang": "中文",
@@ -43,6 +45,8 @@ SEEN = {
         "page": "证据包页面（HTML）",
         "heading": "面试证据包",
         "round": "概念快问",
+        "compare": "对比两次面试",
+        "refused": "没有这个会话：nope",
     },
 }
 ENABLED = (
@@ -91,6 +95,16 @@ def test_download_the_evidence_package_from_reports(
     _shows(page, "#reports-summary", seen["round"])
     page.wait_for_function(ENABLED)
     _shot(page, screenshots, f"9a-reports-package-{lang}")
+    # Compare: one session, nothing preselected; an attempt that is not the owner's is refused in place, in
+    # the page's language, no Gradio error toast
+    assert page.locator("#reports-a input").input_value() == ""
+    page.locator("#reports-a input").fill("nope")
+    page.locator("#reports-a input").press("Enter")
+    page.locator("#reports-b input").fill(sid)
+    page.locator("#reports-b input").press("Enter")
+    page.get_by_role("button", name=seen["compare"], exact=True).click()
+    _shows(page, "#reports-compare-status", seen["refused"])
+    _shot(page, screenshots, f"9c-reports-compare-refused-{lang}")
 
     with page.expect_download() as got:
         page.get_by_role("button", name=seen["zip"]).click()

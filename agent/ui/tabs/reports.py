@@ -9,13 +9,14 @@ from typing import Any
 import gradio as gr
 
 from agent import graph
-from agent.contracts.report import Report, RoundAssessment
+from agent.contracts.report import Report
 from agent.contracts.transcript import Transcript
 from agent.grading.effective import EffectiveRound, effective_rounds
 from agent.grading.render import report_json
-from agent.graph import SessionError, SessionReport, SessionSummary, SessionView
+from agent.graph import SessionError, SessionNotFound, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
 from agent.overrides import EffectiveScore, OverrideLogError, effective_scores
+from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
 from agent.ui.charts import radar
@@ -93,11 +94,14 @@ def build(ctx: AppContext) -> None:
                 elem_id="reports-b",
             )
             rep_compare = T(gr.Button, {"value": "ui.compare"})
+        # why two attempts cannot be compared, in place of the table (not a Gradio error)
+        rep_cmp_status = gr.Markdown("", elem_id="reports-compare-status")
         rep_cmp = T(
             gr.Dataframe,
             # the empty table again on a language switch: Gradio renames an empty table's columns only so
             {"label": "ui.compare", "headers": compare_headers, "value": empty_compare},
             interactive=False,
+            elem_id="reports-compare",
         )
 
     common = ctx.common
@@ -111,7 +115,7 @@ def build(ctx: AppContext) -> None:
         ctx.bind(use_review_report), [ctx.report_state, ctx.ui], rep_outputs, api_name="use_review_report"
     )
     rep_compare.click(
-        ctx.bind(compare_attempts), [rep_a, rep_b, *common], rep_cmp, api_name="compare_attempts"
+        ctx.bind(compare_attempts), [rep_a, rep_b, *common], [rep_cmp, rep_cmp_status], api_name="compare_attempts"
     )
     # the language switch renders the lists, the history and the open report again (what is chosen stays)
     ctx.ui.change(
@@ -191,13 +195,23 @@ def refresh_reports(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr
     ids = [summary.session_id for summary, _ in reports]
     named, rows = _listed(ctx, reports, ui)
     latest = ids[0] if ids else None
-    earlier = ids[1] if len(ids) > 1 else latest
+    earlier, later = comparable_pair([(summary.session_id, {ra.round for ra in r.rounds}) for summary, r in reports])
     return [
         gr.update(choices=named, value=latest),
         rows,
         gr.update(choices=named, value=earlier),
-        gr.update(choices=named, value=latest),
+        gr.update(choices=named, value=later),
     ]
+
+
+def comparable_pair(sessions: list[tuple[str, set[str]]]) -> tuple[str | None, str | None]:
+    """(earlier, later): the most recent two of `sessions` (most recent first, each with its rounds) that
+    share a round, for Compare to preselect; (None, None) when no two do (the first click would be refused)."""
+    for k, (later, rounds) in enumerate(sessions):
+        for earlier, theirs in sessions[k + 1 :]:
+            if rounds & theirs:
+                return earlier, later
+    return None, None
 
 
 def rerender_reports(
@@ -315,34 +329,57 @@ def use_review_report(ctx: AppContext, rep: dict[str, Any] | None, ui_v: str) ->
 
 def compare_attempts(
     ctx: AppContext, a: str | None, b: str | None, ui_v: str, owner_v: str | None, request: gr.Request
-) -> list[list[Any]]:
-    # per round both attempts answered: each dimension's score in A and B and the change, then the total
+) -> list[Any]:
+    """The table of `compare_rows` and, when the two cannot be compared, why (in place of the table)."""
     ui = lang_of(ui_v)
     owner = ctx.owner_of(owner_v, request)
     if not a or not b:
-        return []
+        return [empty_compare(ui), ""]
     try:
-        ra_a = {ra.round: ra for ra in _rounds_of(graph.get_session(a, owner=owner))}
-        ra_b = {ra.round: ra for ra in _rounds_of(graph.get_session(b, owner=owner))}
+        rows = compare_rows(
+            ctx.rubric,
+            after_overrides_of(ctx, graph.get_session(a, owner=owner)),
+            after_overrides_of(ctx, graph.get_session(b, owner=owner)),
+            ui,
+        )
+    except SessionNotFound as e:
+        return [empty_compare(ui), f"⚠️ {t('ui.compare_not_found', ui, sid=e.session_id)}"]
     except SessionError as e:
-        raise gr.Error(str(e)) from e
-    rows: list[list[Any]] = []
-    for rid in [r for r in ra_b if r in ra_a]:
-        title = views.round_title(ctx.rubric, rid, ui)
-        for d in DIMENSIONS:
-            before, after = ra_a[rid].scores[d], ra_b[rid].scores[d]
-            rows.append([title, views.dim_title(ctx.rubric, d, ui), before, after, f"{after - before:+d}"])
-        before_total, after_total = ra_a[rid].total, ra_b[rid].total
-        rows.append([title, t("ui.total", ui), before_total, after_total, f"{after_total - before_total:+d}"])
+        return [empty_compare(ui), f"⚠️ {e}"]
     if not rows:
-        raise gr.Error(t("ui.no_common_rounds", ui))
+        return [empty_compare(ui), f"⚠️ {t('ui.no_common_rounds', ui)}"]
+    return [{"headers": compare_headers(ui), "data": rows}, ""]
+
+
+def compare_rows(rubric: Rubric, a: list[EffectiveRound], b: list[EffectiveRound], ui: Lang) -> list[list[Any]]:
+    """Per round both attempts answered: each dimension's score in A and B after overrides and the change,
+    then the total; a score or total a reviewer overrode reads "4 (overridden; judge: 3)"."""
+    by_a = {er.round: er for er in a}
+    rows: list[list[Any]] = []
+    for er_b in b:
+        er_a = by_a.get(er_b.round)
+        if er_a is None:
+            continue
+        title = views.round_title(rubric, er_b.round, ui)
+        for d in DIMENSIONS:
+            before, after = er_a.scores[d], er_b.scores[d]
+            cells = [_cell(before, o_a.judge if (o_a := er_a.override_of(d)) else None, ui),
+                     _cell(after, o_b.judge if (o_b := er_b.override_of(d)) else None, ui)]  # fmt: skip
+            rows.append([title, views.dim_title(rubric, d, ui), *cells, f"{after - before:+d}"])
+        cells = [_cell(er.total, er.judge_total if er.changed else None, ui) for er in (er_a, er_b)]
+        rows.append([title, t("ui.total", ui), *cells, f"{er_b.total - er_a.total:+d}"])
     return rows
+
+
+def _cell(score: int, judge: int | None, ui: Lang) -> int | str:
+    """A score as Compare shows it: the number, or marked when a reviewer overrode it (`judge`: the judge's)."""
+    return score if judge is None else f"{score}" + bracketed(t("ui.history_overridden", ui, judge=judge), ui)
+
+
+def after_overrides_of(ctx: AppContext, view: SessionView) -> list[EffectiveRound]:
+    return after_overrides(ctx, view.report) if view.report else []
 
 
 def safe_name(report_id: str) -> str:
     """A file name for downloads of the report."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in report_id)[:100] or "report"
-
-
-def _rounds_of(view: SessionView) -> list[RoundAssessment]:
-    return view.report.rounds if view.report else []

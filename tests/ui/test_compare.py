@@ -1,0 +1,57 @@
+"""Reports → Compare two attempts (issue 12), without the app: the scores after overrides, marked; the
+attempts preselected are two that share a round, or none."""
+
+from __future__ import annotations
+
+from agent.contracts.report import JudgeInfo, Report, RoundAssessment
+from agent.grading.effective import effective_rounds
+from agent.overrides import effective_scores
+from agent.overrides.model import Override
+from agent.rubric import default_rubric
+from agent.ui.tabs.reports import comparable_pair, compare_rows
+
+JUDGE = JudgeInfo(kind="embedded", model="embedded-cues-v1", rubric_version="rubric-abc")
+SCORES = {"accuracy": 3, "evidence": 3, "tradeoffs": 3, "validation": 3, "communication": 3}
+
+
+def _report(rid: str, round_id: str = "concepts") -> Report:
+    return Report(id=rid, judge=JUDGE, rounds=[RoundAssessment(round=round_id, scores=SCORES, total=15)])  # type: ignore[arg-type]
+
+
+def _override(rid: str, human: int) -> Override:
+    return Override.model_validate(
+        {"id": 1, "created_at": "2026-12-02T10:00:00+00:00", "transcript_id": rid, "round": "concepts",
+         "dimension": "accuracy", "judge_score": 3, "human_score": human, "reason": "missed", "reviewer": "alice",
+         "rubric_version": "rubric-abc", "judge_model": "embedded-cues-v1", "judge_kind": "embedded"}
+    )  # fmt: skip
+
+
+def test_compare_counts_the_scores_after_overrides_and_marks_them() -> None:
+    rubric = default_rubric()
+    a, b = _report("a"), _report("b")
+    ea = effective_rounds(rubric, a, effective_scores(a, []))
+    eb = effective_rounds(rubric, b, effective_scores(b, [_override("b", 4)]))
+    for lang, marked, total in (
+        ("en", "4 (overridden; judge: 3)", "16 (overridden; judge: 15)"),
+        ("zh", "4（人工改分；评分器：3）", "16（人工改分；评分器：15）"),
+    ):
+        rows = compare_rows(rubric, ea, eb, lang)  # type: ignore[arg-type]
+        accuracy, *_, last = rows
+        assert accuracy[2:] == [3, marked, "+1"]
+        assert last[2:] == [15, total, "+1"]
+        assert all(r[4] == "+0" for r in rows[1:-1])
+
+
+def test_compare_has_no_rows_for_attempts_without_a_round_in_common() -> None:
+    rubric = default_rubric()
+    a, b = _report("a", "concepts"), _report("b", "capacity")
+    rows = compare_rows(rubric, effective_rounds(rubric, a, None), effective_rounds(rubric, b, None), "en")
+    assert rows == []
+
+
+def test_the_attempts_preselected_share_a_round() -> None:
+    latest_first = [("s3", {"capacity"}), ("s2", {"concepts"}), ("s1", {"concepts", "capacity"})]
+    assert comparable_pair(latest_first) == ("s1", "s3")  # s2 is of another plan than s3
+    assert comparable_pair([("s2", {"concepts"}), ("s1", {"capacity"})]) == (None, None)
+    assert comparable_pair([("s1", {"concepts"})]) == (None, None)
+    assert comparable_pair([]) == (None, None)
