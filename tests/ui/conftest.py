@@ -187,3 +187,12 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
     with gr.Blocks():
         ui, owner, report = gr.Radio(), gr.State(), gr.State()
     return AppContext(Services(retriever=lambda: lambda text, k: []), Texts("en"), "en", ui, owner, report)
+
+
+@pytest.fixture
+def recording() -> str:
+    """A recording file in the data dir's reports folder (where uploads are allowed), for a fake transcriber."""
+    folder = Path(os.environ["INTERVIEW_DATA_DIR"]) / "reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "answer.wav").write_bytes(b"RIFF")
+    return str(folder / "answer.wav")

@@ -4,7 +4,6 @@ as if a new answer were begun). One that ends with no answer sent meanwhile goes
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -36,14 +35,6 @@ class SlowStt:
     def transcribe(self, audio: Path, language: Lang) -> Transcription:
         self.meanwhile()
         return Transcription(text=HEARD, language=language, duration_s=2.0, engine="slow")
-
-
-@pytest.fixture
-def recording() -> str:
-    folder = Path(os.environ["INTERVIEW_DATA_DIR"]) / "reports"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "answer.wav").write_bytes(b"RIFF")
-    return str(folder / "answer.wav")
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ an English one, whatever the interface language or the set-up row's language pic
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -31,14 +30,6 @@ class HeardStt:
     def transcribe(self, audio: Path, language: Lang) -> Transcription:
         self.languages.append(language)
         return Transcription(text="调度器 scheduler", language=language, duration_s=2.0, engine="heard")
-
-
-@pytest.fixture
-def recording() -> str:
-    folder = Path(os.environ["INTERVIEW_DATA_DIR"]) / "reports"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "answer.wav").write_bytes(b"RIFF")
-    return str(folder / "answer.wav")
 
 
 @pytest.fixture
