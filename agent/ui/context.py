@@ -16,9 +16,10 @@ from typing import Any, TypeVar
 
 import gradio as gr
 
+from agent.contracts.report import Report
 from agent.graph import SessionSummary
 from agent.graph.plan import with_self_check
-from agent.overrides import OverrideLog
+from agent.overrides import EffectiveScore, OverrideLog, OverrideLogError, effective_scores
 from agent.rubric.loader import Rubric, default_rubric
 from agent.rubric.model import DIMENSIONS, ROUND_IDS, SELF_CHECK, Lang
 from agent.ui import views
@@ -127,6 +128,15 @@ class AppContext:
     @property
     def rubric(self) -> Rubric:
         return self.services.rubric
+
+    def standing_scores(self, report: Report, key: str | None = None) -> list[EffectiveScore]:
+        """`report`'s scores as they stand after the overrides logged under `key` (default: its id); the judge's
+        when the log cannot be read (naming the log's problem is Review's: `review.log_problem`)."""
+        try:
+            rows = self.services.overrides.rows(key or report.id)
+        except OverrideLogError:
+            rows = []
+        return effective_scores(report, rows, key=key)
 
     @property
     def common(self) -> list[Any]:

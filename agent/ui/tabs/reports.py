@@ -15,7 +15,7 @@ from agent.grading.effective import EffectiveRound, effective_rounds
 from agent.grading.render import report_json
 from agent.graph import SessionError, SessionNotFound, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
-from agent.overrides import EffectiveScore, OverrideLogError, effective_scores
+from agent.overrides import EffectiveScore, effective_scores
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
@@ -175,11 +175,7 @@ def _listed(
 def after_overrides(ctx: AppContext, report: Report) -> list[EffectiveRound]:
     """The report's rounds after the overrides Review logged on it (the judge's when the log cannot be read:
     Review names the log's problem)."""
-    try:
-        rows = ctx.services.overrides.rows(report.id)
-    except OverrideLogError:
-        rows = []
-    return effective_rounds(ctx.rubric, report, effective_scores(report, rows))
+    return effective_rounds(ctx.rubric, report, ctx.standing_scores(report))
 
 
 def history_total(ctx: AppContext, er: EffectiveRound, ui: Lang) -> str:

@@ -411,11 +411,7 @@ def picked_score(ctx: AppContext, rep: dict[str, Any] | None, round_id: str | No
         return gr.update()
     report = SessionReport.model_validate(rep["report"])
     key = str(rep.get("key") or report.id)
-    try:
-        rows = ctx.services.overrides.rows(key)
-    except OverrideLogError:  # the log's problem is Review's to say (`log_problem`): the judge's score
-        rows = []
-    found = (e for e in effective_scores(report, rows, key=key) if e.round == round_id and e.dimension == dim)
+    found = (e for e in ctx.standing_scores(report, key) if e.round == round_id and e.dimension == dim)
     score = next(found, None)
     return gr.update() if score is None else gr.update(value=score.effective)
 

@@ -12,7 +12,6 @@ import gradio as gr
 
 from agent import graph
 from agent.graph import SessionView
-from agent.overrides import OverrideLogError, effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
@@ -261,11 +260,7 @@ def report_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
     its overridden scores as Review has them ("" while the session is under way)."""
     if view.report is None:
         return ""
-    try:
-        rows = ctx.services.overrides.rows(view.session_id)
-    except OverrideLogError:  # the log is Review's to report; the judge's scores are still the report
-        rows = []
-    eff = effective_scores(view.report, rows, key=view.session_id)
+    eff = ctx.standing_scores(view.report, view.session_id)
     return views.finished_report_md(view.report, eff, ctx.rubric, ui)
 
 
