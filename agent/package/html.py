@@ -10,7 +10,6 @@ from html import escape
 
 from agent.contracts.labels import cap_text, flag_line, judge_line, judge_name, reason_text
 from agent.package.labels import (
-    bracketed,
     given_head,
     joined,
     name,
@@ -24,7 +23,7 @@ from agent.package.labels import (
 )
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
-from agent.util.messages import colon, enumerated, listed, t, then
+from agent.util.messages import bracketed, colon, enumerated, listed, t, then
 
 FONT_STACK = (
     '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '

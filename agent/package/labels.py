@@ -8,7 +8,7 @@ import re
 
 from agent.graph.plan import with_self_check
 from agent.rubric.model import SELF_CHECK, Lang
-from agent.util.messages import colon, has, t
+from agent.util.messages import bracketed, colon, has, t
 
 
 def number(x: float) -> str:
@@ -43,11 +43,6 @@ def joined(first: str, second: str, lang: Lang) -> str:
 def paired(first: str, second: str, lang: Lang) -> str:
     """Two short items side by side: "coach-ana, 2026-…" / "coach-ana，2026-…"."""
     return first + ("，" if lang == "zh" else ", ") + second
-
-
-def bracketed(text: str, lang: Lang) -> str:
-    """A remark after a text: " (5 min)" / "（5 分钟）" (no space before Chinese brackets)."""
-    return f"（{text}）" if lang == "zh" else f" ({text})"
 
 
 def written(created_at: str, original_created_at: str | None, lang: Lang) -> str:

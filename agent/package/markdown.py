@@ -5,7 +5,6 @@ from __future__ import annotations
 from agent.contracts.labels import judge_line, judge_name
 from agent.package.html import dim_titles, round_titles
 from agent.package.labels import (
-    bracketed,
     given_head,
     joined,
     name,
@@ -17,7 +16,7 @@ from agent.package.labels import (
 )
 from agent.package.model import EvidencePackage
 from agent.rubric.model import Lang
-from agent.util.messages import colon, enumerated, labelled, listed, t, then
+from agent.util.messages import bracketed, colon, enumerated, labelled, listed, t, then
 
 
 def _c(x: object) -> str:

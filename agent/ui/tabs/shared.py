@@ -25,7 +25,7 @@ from agent.ui.context import LANG_CHOICES, AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
 from agent.ui.tabs.said import Said, in_ui, said, says, verbatim
-from agent.util.messages import labelled, t
+from agent.util.messages import bracketed, labelled, t
 from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable, in_each
 from agent.voice.stt import MAX_AUDIO_BYTES
 
@@ -299,11 +299,7 @@ def question_md(state: dict[str, Any], ui: Lang) -> str:
         label = views.question_label(state.get("kind"), ui)
         head = f"{label + ' · ' if label else ''}{t('ui.question', ui)}"
         if state.get("answered"):  # co-pilot: the question just answered, until the next one is asked
-            head += (
-                f" ({t('ui.question_answered', ui)})"
-                if ui == "en"
-                else f"（{t('ui.question_answered', ui)}）"
-            )
+            head += bracketed(t("ui.question_answered", ui), ui)
         return labelled(head, question, ui)
     return "" if state.get("status") == "done" else t("ui.no_question", ui)
 

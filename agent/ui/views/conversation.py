@@ -10,7 +10,7 @@ from agent.contracts.transcript import Transcript, Turn
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
 from agent.ui.views.text import clock, colon, dim_title, html_lines, md_text, round_title
-from agent.util.messages import t
+from agent.util.messages import bracketed, listed, t
 
 
 def transcript_md(rubric: Rubric, transcript: Transcript) -> str:
@@ -66,7 +66,7 @@ def _at(at_s: float | None, lang: Lang) -> str:
     """A turn's time in the session, in brackets of the language: " (01:05)" / "（01:05）"."""
     if at_s is None:
         return ""
-    return f"（{clock(at_s)}）" if lang == "zh" else f" ({clock(at_s)})"
+    return bracketed(clock(at_s), lang)
 
 
 def _turn(mark: str, who: str, text: str, ui: Lang) -> str:
@@ -96,7 +96,7 @@ def retried_scores(rubric: Rubric, turn: Turn, lang: Lang) -> str | None:
             moved.append(f"{dim_title(rubric, dim, lang)} {' → '.join(str(m) for m in marks)}")
     if not moved:
         return line
-    return f"{line}（{'；'.join(moved)}）" if lang == "zh" else f"{line} ({'; '.join(moved)})"
+    return line + bracketed(listed(moved, lang), lang)
 
 
 def _retried(rubric: Rubric, turn: Turn, ui: Lang) -> str:

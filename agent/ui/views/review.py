@@ -12,7 +12,7 @@ from agent.overrides import EffectiveScore, Override
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang
 from agent.ui.views.text import colon, dim_title, round_title, safe_md
-from agent.util.messages import t, then
+from agent.util.messages import bracketed, t, then
 
 
 def review_html(
@@ -102,8 +102,7 @@ def _written(o: Override, ui: Lang) -> str:
     written there, marked imported, the import's time in its title."""
     if not o.original_created_at:
         return html.escape(_when(o.created_at))
-    mark = t("ui.log_imported", ui)
-    mark = f"（{mark}）" if ui == "zh" else f" ({mark})"
+    mark = bracketed(t("ui.log_imported", ui), ui)
     title = html.escape(t("ui.log_imported_at", ui, at=_when(o.created_at)), quote=True)
     return f"<span class='coach-imported' title=\"{title}\">{html.escape(_when(o.original_created_at) + mark)}</span>"
 
