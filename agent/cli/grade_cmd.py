@@ -136,7 +136,7 @@ def grade(
 
         sources = Sources.open()
         if sources.note:
-            err.print(f"[yellow]sources:[/] {sources.note}")
+            err.print(f"[yellow]sources:[/] {sources.note.said('en')}")
     workers = batch_size(jd, concurrency)  # a judge pool: as many transcripts at once per server
 
     def emit(o: Outcome) -> None:

@@ -110,6 +110,22 @@ class DimensionScore(BaseModel):
     coverage: Coverage | None = Field(default=None, description="absent in reports written before it existed")
 
 
+class JudgeNote(BaseModel):
+    """One of a round's notes, written in each language when the round was scored, so a report shows it in
+    its reader's language, not only the session's. `key`: what the note says, by name (the lexicon message,
+    or the message catalogue's key); `to_candidate`: the note worded to the candidate ("you", Practice), in
+    each language, where that differs from the note as the interviewer reads it ("the candidate")."""
+
+    key: str
+    text: dict[Lang, str]
+    to_candidate: dict[Lang, str] | None = Field(default=None, exclude_if=_absent)
+
+    def said(self, lang: Lang, *, to_candidate: bool = False) -> str:
+        """The note in `lang`; `to_candidate`: as the candidate reads it."""
+        texts = self.to_candidate if to_candidate and self.to_candidate else self.text
+        return texts.get(lang) or next(iter(texts.values()))
+
+
 class RoundAssessment(BaseModel):
     round: RoundId
     scores: dict[Dimension, int]
@@ -122,12 +138,31 @@ class RoundAssessment(BaseModel):
     judge: JudgeInfo | None = None
     dimensions: list[DimensionScore] = Field(default_factory=list)
     passed: bool | None = None
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="the notes in the report's language")
+    noted: list[JudgeNote] | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="the same notes, each in every language (absent in reports written before it existed)",
+    )
     weighted: float | None = None
     snippets: list[SourceRef] = Field(
         default_factory=list, description="vLLM source behind the round, with permalinks"
     )
     checklist: Checklist | None = None
+
+    def notes_in(self, lang: Lang, *, to_candidate: bool = False) -> list[str]:
+        """The round's notes in `lang` (`to_candidate`: worded to the candidate); a report written before
+        notes were kept in every language has them only as stored, in its own language."""
+        if self.noted is None:
+            return list(self.notes)
+        return [n.said(lang, to_candidate=to_candidate) for n in self.noted]
+
+    def with_notes(self, added: Sequence[JudgeNote], lang: Lang) -> RoundAssessment:
+        """A copy with `added` after its notes (in `lang`, the report's language, and in every language)."""
+        if not added:
+            return self
+        noted = None if self.noted is None and self.notes else [*(self.noted or []), *added]
+        return self.model_copy(update={"notes": [*self.notes, *(n.said(lang) for n in added)], "noted": noted})
 
     @property
     def fell_back(self) -> bool:

@@ -217,5 +217,8 @@ def _median_round(
         for ds in at_median.dimensions
     ]
     notes = at_median.notes + [x for x in chosen.notes if x not in plain.notes]
-    ra = at_median.model_copy(update={"dimensions": dims, "notes": notes, "snippets": chosen.snippets})
+    added = [n for n in chosen.noted or [] if n not in (plain.noted or [])]
+    noted = None if at_median.noted is None else [*at_median.noted, *added]
+    update = {"dimensions": dims, "notes": notes, "noted": noted, "snippets": chosen.snippets}
+    ra = at_median.model_copy(update=update)
     return ra, spread

@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from agent.contracts.report import RoundAssessment
+from agent.contracts.report import JudgeNote, RoundAssessment
 from agent.contracts.transcript import TranscriptRound
 from agent.graph.asked import asked_already, interviewer_turns, not_asked
 from agent.graph.assessment import assess_round, assessment_key
@@ -370,11 +370,11 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
         total = len(ctx.rubric.round(plan["round"]).given)
         key = for_mode("interview.asked_unprompted", state["mode"])  # to "you" in practice
         added.append(notice(key, n=len(run["facts_given"]), total=total))
-    notes = [*ra.notes, *(n.text(lang) for n in added)]
+    ra = ra.with_notes([JudgeNote(key=n.key, text={lg: n.text(lg) for lg in messages.LANGS}) for n in added], lang)
     # the follow-ups the report suggests are those the round did not ask (a blind tester saw asked ones)
     asked = interviewer_turns(state["transcript"][-1])
     left = [f for f in ra.next_followups if not asked_already(f, asked)]
-    ra = ra.model_copy(update={"notes": notes, "next_followups": left})
+    ra = ra.model_copy(update={"next_followups": left})
     timing = RoundTiming(
         round=plan["round"],
         minutes=minutes,

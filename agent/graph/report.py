@@ -242,17 +242,18 @@ def fill_narrative(rubric: Rubric, tr: TranscriptRound, lang: Lang) -> FilledNar
 
 def shown_in(report: R, rubric: Rubric, lang: Lang) -> R:
     """The report as shown in the interface language `lang`: its own words there (headings, the risks, the
-    next actions' sentences; a session's notes on its rounds, the narrative's section titles, field labels
-    and 'not collected'); the candidate's words, the judge's notes and the rubric's items it names (missing
-    evidence, the items of a next action) stay in the session's language, as stored."""
-    shown = report.model_copy(update={"language": lang})
+    next actions' sentences, the rounds' notes, the narrative's section titles, field labels and 'not
+    collected'); a Practice session's notes worded to the candidate ("you"). The candidate's words and the
+    rubric's items it names (missing evidence, the items of a next action) stay in the session's language, as
+    stored; so do the notes of a report written before notes were kept in every language (except a session's
+    own, `RoundTime.notes`)."""
+    shown = report.model_copy(update={"language": lang, "rounds": _notes_in(report, lang)})
     if lang == report.language:
         return shown
     risks, actions = risks_and_actions(rubric, report.rounds, lang, items=report.language)
     update: dict[str, object] = {"risks": risks, "next_actions": actions}
     if not isinstance(report, SessionReport):
         return shown.model_copy(update=update)
-    update["rounds"] = _notes_in(report, lang)
     if report.narrative is not None:
         nar = rubric.narrative
         by_id = {sec.id: sec for sec in nar.sections}
@@ -275,13 +276,19 @@ def shown_in(report: R, rubric: Rubric, lang: Lang) -> R:
     return shown.model_copy(update=update)
 
 
-def _notes_in(report: SessionReport, lang: Lang) -> list[RoundAssessment]:
-    """The rounds with the notes the session added (`RoundTime.notes`) in `lang`; the judge's notes as stored."""
-    rounds = list(report.rounds)
-    for t in report.timing:
+def _notes_in(report: Report, lang: Lang) -> list[RoundAssessment]:
+    """The rounds with their notes in `lang`, a Practice session's worded to the candidate; in a report
+    written before notes were kept in every language, the notes the session added (`RoundTime.notes`) in
+    `lang` and the judge's as stored."""
+    to_candidate = isinstance(report, SessionReport) and report.mode == "practice"
+    rounds = [
+        ra if ra.noted is None else ra.model_copy(update={"notes": ra.notes_in(lang, to_candidate=to_candidate)})
+        for ra in report.rounds
+    ]
+    for t in report.timing if isinstance(report, SessionReport) else []:
         said = {n.text(report.language): n.text(lang) for n in t.notes}
         for k, ra in enumerate(rounds):
-            if said and ra.round == t.round and any(n in said for n in ra.notes):
+            if ra.noted is None and said and ra.round == t.round and any(n in said for n in ra.notes):
                 rounds[k] = ra.model_copy(update={"notes": [said.get(n, n) for n in ra.notes]})
     return rounds
 
@@ -292,6 +299,7 @@ def _notes_in(report: SessionReport, lang: Lang) -> list[RoundAssessment]:
 def session_markdown(report: Report, rubric: Rubric, effective: Sequence[EffectiveScore] | None = None) -> str:
     """The session's report as Markdown; `effective`: its scores after human overrides (`report_markdown`)."""
     lang = report.language
+    report = report.model_copy(update={"rounds": _notes_in(report, lang)})  # a Practice session's to "you"
     out = [report_markdown(report, rubric, effective).rstrip("\n"), ""]
     if not isinstance(report, SessionReport):
         return "\n".join(out)

@@ -187,5 +187,5 @@ def assess_answer(
     ra = score_round(rubric, checklist, info, lang)
     ra.snippets = refs(found)
     if sources is not None and sources.note:
-        ra.notes.append(sources.note)
+        ra = ra.with_notes([sources.note], lang)
     return ra

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.contracts.checklist import Checklist
+from agent.contracts.report import JudgeNote
+from agent.judge.notes import lexicon_note
 from agent.rubric.lexicon import FlagEffect, FlagTarget, Messages
 from agent.rubric.model import DIMENSIONS, Dimension, Flag, Gate, Lang
 
@@ -19,7 +21,7 @@ class Bounds:
 
     caps: dict[Dimension, list[tuple[int, str]]] = field(default_factory=lambda: {d: [] for d in DIMENSIONS})
     minus: dict[Dimension, list[tuple[int, str]]] = field(default_factory=lambda: {d: [] for d in DIMENSIONS})
-    notes: list[str] = field(default_factory=list)
+    notes: list[JudgeNote] = field(default_factory=list)
     pass_rule: tuple[Dimension, int] | None = None
     senior_rule: tuple[list[Dimension], int] | None = None
 
@@ -149,7 +151,8 @@ def _ask(g: Gate, ctx: GateContext, b: Bounds) -> None:
     asked = bool(set(need) & ctx.checklist.covered()) or ctx.checklist.checks.asked_for_inputs
     if not asked:
         b.cap("communication", _int(g, "cap", 3), "ask_for_inputs")
-        b.notes.append(ctx.messages.no_inputs_asked.get(ctx.lang))
+        m = ctx.messages
+        b.notes.append(lexicon_note("no_inputs_asked", m.no_inputs_asked, to_candidate=m.no_inputs_asked_to_candidate))
 
 
 def known_rules() -> list[str]:

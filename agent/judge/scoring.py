@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from agent.contracts.checklist import Checklist
 from agent.contracts.report import Coverage, DimensionScore, JudgeInfo, RoundAssessment
 from agent.judge.gates import Bounds, GateContext, apply_gates
+from agent.judge.notes import lexicon_note
 from agent.rubric.lexicon import Floor, Lexicon, ScoringPolicy
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, EvidenceItem, Flag, Lang, Round
-from agent.util.messages import enumerated
+from agent.util.messages import LANGS, enumerated
 
 
 def flags_of(checklist: Checklist, lex: Lexicon) -> set[Flag]:
@@ -256,43 +257,54 @@ def score_round(
     if judge is not None and judge.fallback:
         flags.add("judge_fallback")
 
-    notes = list(bounds.notes)
+    noted = list(bounds.notes)
     passed: bool | None = None
     msgs = lex.messages
-    title = rnd.title.get(lang)
     if bounds.pass_rule is not None:
         pd, pmin = bounds.pass_rule
         passed = scores[pd] >= pmin
         if not passed:
-            notes.append(
-                msgs.not_passed.fill(
-                    lang, round=title, dimension=rubric.dimensions[pd].title.get(lang), min=pmin, score=scores[pd]
+            noted.append(
+                lexicon_note(
+                    "not_passed",
+                    msgs.not_passed,
+                    round=rnd.title,
+                    dimension=rubric.dimensions[pd].title,
+                    min=pmin,
+                    score=scores[pd],
                 )
             )
     if bounds.senior_rule is not None:
         sdims, smin = bounds.senior_rule
         if any(scores[d] < smin for d in sdims):
-            names = enumerated([rubric.dimensions[d].title.get(lang) for d in sdims], lang)
-            notes.append(msgs.senior_bar.fill(lang, dimensions=names, min=smin))
+            names = {lg: enumerated([rubric.dimensions[d].title.get(lg) for d in sdims], lg) for lg in LANGS}
+            noted.append(lexicon_note("senior_bar", msgs.senior_bar, dimensions=names, min=smin))
     if checklist.checks.honest_unknown:
-        notes.append(msgs.honest_unknown.get(lang))
+        noted.append(lexicon_note("honest_unknown", msgs.honest_unknown))
     for asked in checklist.outside:
-        notes.append(msgs.outside_rubric.fill(lang, question=asked[:160]))
+        noted.append(lexicon_note("outside_rubric", msgs.outside_rubric, question=asked[:160]))
     if unjudged:
-        titles = enumerated([rubric.dimensions[d].title.get(lang) for d in unjudged], lang)
-        notes.append(msgs.unjudged.fill(lang, dimensions=titles, cap=cfg.unjudged_cap))
+        titles = {lg: enumerated([rubric.dimensions[d].title.get(lg) for d in unjudged], lg) for lg in LANGS}
+        noted.append(lexicon_note("unjudged", msgs.unjudged, dimensions=titles, cap=cfg.unjudged_cap))
     for path in checklist.checks.paths:
         if path.status == "moved":
-            notes.append(msgs.moved_path.fill(lang, cited=path.cited, now=", ".join(path.moved_to)))
+            noted.append(
+                lexicon_note("moved_path", msgs.moved_path, cited=path.cited, now=", ".join(path.moved_to))
+            )
     for m in checklist.checks.misconceptions:
         # a vLLM path is a source the reader can open; a seed quote is the rubric's origin (kept in the JSON)
-        note = msgs.misconception_sourced if m.source.startswith("vllm/") else msgs.misconception
-        notes.append(
-            note.fill(
-                lang,
-                quote=m.quote, claim=m.claim.get(lang), correction=m.correction.get(lang), source=m.source
+        key = "misconception_sourced" if m.source.startswith("vllm/") else "misconception"
+        noted.append(
+            lexicon_note(
+                key,
+                getattr(msgs, key),
+                quote=m.quote,
+                claim=m.claim,
+                correction=m.correction,
+                source=m.source,
             )
         )
+    notes = [n.said(lang) for n in noted]
 
     missing_items = [i for i in items if i.id not in covered]
     missing_ids = {i.id for i in missing_items}
@@ -317,6 +329,7 @@ def score_round(
         dimensions=dims,
         passed=passed,
         notes=notes,
+        noted=noted,
         weighted=round(weighted, 2),
         checklist=checklist,
     )

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from agent.contracts.report import JudgeNote
 from agent.contracts.sources import SourceRef
 from agent.judge.checks import PathChecker, cited_paths, default_path_checker
 from agent.judge.matching import sentences
+from agent.judge.notes import catalogue_note
 from agent.rubric.loader import Rubric
 from agent.rubric.model import RoundId
 
@@ -24,7 +26,9 @@ _CODE = re.compile(r"vllm/|\w+\.py|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+\b")
 class Sources:
     """The index (when built) behind snippets and symbol-aware path checks."""
 
-    def __init__(self, index: SourceIndex | None, note: str | None = None, commit: str | None = None) -> None:
+    def __init__(
+        self, index: SourceIndex | None, note: JudgeNote | None = None, commit: str | None = None
+    ) -> None:
         self.index = index
         self.note = note
         self.commit = commit
@@ -39,12 +43,10 @@ class Sources:
             index = SourceIndex()
             status = index.status()
             if not status.built:
-                return cls(None, f"no vLLM source index ({status.relation_to_pin}); graded without snippets")
+                return cls(None, catalogue_note("report.note.no_index", why=status.relation_to_pin))
             return cls(index, None, status.commit)
         except Exception as e:  # chromadb missing, corrupt store, …: grading must go on
-            return cls(
-                None, f"vLLM source index unavailable ({type(e).__name__}: {e}); graded without snippets"
-            )
+            return cls(None, catalogue_note("report.note.index_unavailable", why=f"{type(e).__name__}: {e}"))
 
     @property
     def available(self) -> bool:
@@ -71,7 +73,7 @@ class Sources:
         try:
             return self.index.query_many(texts, k=k, per_text=2)
         except Exception as e:
-            self.note = f"vLLM source index query failed ({type(e).__name__}: {e}); graded without snippets"
+            self.note = catalogue_note("report.note.index_query_failed", why=f"{type(e).__name__}: {e}")
             self.index = None
             return []
 

@@ -105,7 +105,10 @@ def build_package(
         for dp in disputes:
             if not dp.sources:
                 ra = next(r for r in report.rounds if r.round == dp.round)
-                why = next((n for n in ra.notes if "index" in n.lower() or "索引" in n), None)
+                said = [n.said(lang) for n in ra.noted or [] if n.key.startswith("report.note.")]
+                why = next(iter(said), None) or next(
+                    (n for n in ra.notes if "index" in n.lower() or "索引" in n), None
+                )
                 what = t("package.omit.snippets", lang, round=rubric.round(dp.round).title.get(lang))
                 if not any(o.what == what for o in omitted):
                     omitted.append(Omission(what=what, why=why or t("package.omit.snippets_why", lang)))

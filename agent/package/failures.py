@@ -34,7 +34,8 @@ def failures(
         cl = ra.checklist
         checks = cl.checks if cl else None
         tr = trs.get(ra.round)
-        if any(n in not_asked for n in ra.notes) or any(
+        keyed = any(n.key == "no_inputs_asked" for n in ra.noted or [])
+        if keyed or any(n in not_asked for n in ra.notes) or any(
             c.startswith("ask_for_inputs") for ds in ra.dimensions for c in ds.caps
         ):
             asked = [a.text for a in (asked_turns(tr) if tr else []) if a.kind in ("followup", "given")]

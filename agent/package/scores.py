@@ -93,7 +93,7 @@ def score_sheet(
                 fallback=bool(info.fallback),
                 provenance=info,
                 dimensions=dims,
-                notes=list(ra.notes),
+                notes=ra.notes_in(lang),
             )
         )
     return ScoreSheet(

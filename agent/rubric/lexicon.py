@@ -149,6 +149,8 @@ class Messages(_Strict):
     not_passed: Text
     senior_bar: Text
     no_inputs_asked: Text
+    no_inputs_asked_to_candidate: Text
+    """`no_inputs_asked` worded to the candidate (Practice)"""
     moved_path: Text
     honest_unknown: Text
 

@@ -11,6 +11,7 @@ import re
 import pytest
 
 from agent.graph import answer, start_session
+from agent.graph.report import SessionReport, session_markdown, shown_in
 from agent.rubric import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from tests.graph.script import WEAK, drive
@@ -75,3 +76,42 @@ def test_the_asked_input_reply_reads_as_an_interviewer(rubric: Rubric, lang: Lan
     ):
         assert internal not in v.question
     assert v.question.startswith("你问到的信息如下：" if lang == "zh" else "Here is what you asked for: ")
+
+
+def _capacity_report(lang: Lang) -> SessionReport:
+    v = start_session("capacity", lang)
+    v = drive(v, lambda _: WEAK)
+    assert isinstance(v.report, SessionReport)
+    return v.report
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_judge_notes_follow_the_reader_language_and_practice_says_you(rubric: Rubric, lang: Lang) -> None:
+    """Issue 12: the judge's notes stayed in the session's language when the report was shown in the other
+    one, and a Practice report told the candidate "The candidate did not ask for missing inputs"."""
+    report = _capacity_report(lang)
+    other: Lang = "zh" if lang == "en" else "en"
+    stored = report.rounds[0].notes
+    assert stored and report.rounds[0].noted is not None and len(report.rounds[0].noted) == len(stored)
+    msgs = rubric.lexicon.messages
+    for reader in (lang, other):
+        practice = shown_in(report, rubric, reader).rounds[0].notes
+        copilot = shown_in(report.model_copy(update={"mode": "copilot"}), rubric, reader).rounds[0].notes
+        assert msgs.no_inputs_asked_to_candidate.get(reader) in practice, (reader, practice)
+        assert msgs.no_inputs_asked.get(reader) in copilot, (reader, copilot)
+        assert len(practice) == len(copilot) == len(stored)
+        if reader == "zh":  # every note in Chinese, none left in the session's English
+            assert all(re.search(r"[\u4e00-\u9fff]", n) for n in practice), practice
+        else:
+            assert not any(re.search(r"[\u4e00-\u9fff]", n) for n in practice), practice
+    # the exported Markdown (the session's language) speaks to the candidate too
+    md = session_markdown(report, rubric)
+    assert msgs.no_inputs_asked_to_candidate.get(lang) in md and msgs.no_inputs_asked.get(lang) not in md
+
+
+def test_a_report_written_before_notes_were_keyed_shows_them_as_stored(rubric: Rubric) -> None:
+    report = _capacity_report("en")
+    old = report.model_copy(update={"rounds": [r.model_copy(update={"noted": None}) for r in report.rounds]})
+    again = SessionReport.model_validate_json(old.model_dump_json())  # as read from a file written then
+    assert again.rounds[0].noted is None
+    assert shown_in(again, rubric, "zh").rounds[0].notes == report.rounds[0].notes

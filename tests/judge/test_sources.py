@@ -28,7 +28,7 @@ def test_no_index_grades_without_snippets_and_says_so(
 ) -> None:
     monkeypatch.setenv("INTERVIEW_DATA_DIR", str(tmp_path))
     src = Sources.open()
-    assert not src.available and src.note and "without snippets" in src.note
+    assert not src.available and src.note and "without snippets" in src.note.said("en")
     with_src = assess_answer(rubric, "source-trace", ANSWER, "en", sources=src)
     plain = assess_answer(rubric, "source-trace", ANSWER, "en")
     assert with_src.scores == plain.scores
