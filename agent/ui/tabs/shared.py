@@ -270,8 +270,10 @@ def follow_ui_language(ctx: AppContext, radio: gr.Radio, state: gr.State, tab: s
 
 
 def interview_language(ui_v: str, picked: bool, state: dict[str, Any] | None) -> Any:
-    """The interface language for the interview language, unless it was picked or a session is on screen."""
-    if picked or (state or {}).get("sid"):
+    """The interface language for the interview language, unless it was picked or a session under way is on
+    screen (a finished one leaves the next session's language to the interface again)."""
+    state = state or {}
+    if picked or (state.get("sid") and state.get("status") != "done"):
         return gr.update()
     return gr.update(value=lang_of(ui_v))
 
