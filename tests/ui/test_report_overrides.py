@@ -57,7 +57,8 @@ def test_the_export_and_the_history_count_the_override(ctx: AppContext, lang: La
     total = ra.total - judge + 4
 
     out = reports.show_report(ctx, report, lang, package=None, transcript=v.transcript)
-    md = Path(out[5]).read_text(encoding="utf-8")
+    assert out[4]["interactive"] and out[5]["interactive"]  # the downloads on once a report is open
+    md = Path(out[5]["value"]).read_text(encoding="utf-8")
     title = ctx.rubric.round("source-trace").title.get(lang)
     judge_total = t("report.judge_total", lang, total=ra.total)
     bracket = (lambda x: f"（{x}）") if lang == "zh" else (lambda x: f" ({x})")
@@ -73,7 +74,7 @@ def test_the_export_and_the_history_count_the_override(ctx: AppContext, lang: La
     assert f"**4**{bracket(said)}" in md, md
     assert "Named the step loop / the cues missed it" in md  # the reason, in the row (its '|' made safe)
 
-    doc = json.loads(Path(out[4]).read_text(encoding="utf-8"))
+    doc = json.loads(Path(out[4]["value"]).read_text(encoding="utf-8"))
     [shown] = doc["rounds"]
     assert (shown["scores"]["evidence"], shown["total"], shown["passed"]) == (judge, ra.total, False)
     after = shown["effective"]
@@ -95,11 +96,11 @@ def test_without_an_override_the_export_is_the_judge_s(ctx: AppContext) -> None:
     v = _finished("en")
     assert v.report is not None
     out = reports.show_report(ctx, v.report, "en", package=None, transcript=v.transcript)
-    md = Path(out[5]).read_text(encoding="utf-8")
+    md = Path(out[5]["value"]).read_text(encoding="utf-8")
     [ra] = v.report.rounds
     assert f"— {ra.total}/25\n" in md and "after overrides" not in md and "judge:" not in md
     assert "**Passed:** ✗" in md
-    doc = json.loads(Path(out[4]).read_text(encoding="utf-8"))
+    doc = json.loads(Path(out[4]["value"]).read_text(encoding="utf-8"))
     assert doc["rounds"][0]["effective"]["overridden"] == [] and doc["rounds"][0]["effective"]["total"] == ra.total
     rows = reports.refresh_reports(ctx, "en", OWNER, REQUEST)[1]
     assert rows[0][3] == f"Source-code trace {ra.total}/25"

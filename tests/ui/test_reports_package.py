@@ -49,10 +49,13 @@ SEEN = {
         "refused": "没有这个会话：nope",
     },
 }
-ENABLED = (
-    "() => { const b = document.querySelector('#download-package'); "
-    "const btn = b?.tagName === 'BUTTON' ? b : b?.querySelector('button'); return !!btn && !btn.disabled; }"
-)
+DOWNLOADS = ["#download-package", "#download-package-page", "#download-json", "#download-md"]
+ENABLED = """(ids) => ids.map((s) => {
+  const b = document.querySelector(s);
+  const btn = b?.tagName === 'BUTTON' ? b : b?.querySelector('button');
+  return !!btn && !btn.disabled;
+})"""
+"""For each download button, whether it can be clicked."""
 ANSWER = {
     "en": "Paged KV cache splits the KV cache into fixed-size blocks allocated on demand; continuous "
     "batching reschedules every step. If p95 latency regresses I would roll back.",
@@ -90,10 +93,12 @@ def test_download_the_evidence_package_from_reports(
         "s => (document.querySelector('#reports-sessions input')?.value || '').includes(s)", arg=sid
     )  # selecting the tab lists the sessions by plan and date, the latest first
     assert seen["round"] in page.locator("#reports-sessions input").input_value()
-    assert not page.evaluate(ENABLED)  # nothing opened yet: nothing to download
+    # nothing opened yet: nothing to download (issue 12: the Markdown and JSON buttons could be clicked and
+    # did nothing)
+    assert page.evaluate(ENABLED, DOWNLOADS) == [False] * len(DOWNLOADS)
     page.locator("#reports-open").click()
     _shows(page, "#reports-summary", seen["round"])
-    page.wait_for_function(ENABLED)
+    page.wait_for_function(f"() => ({ENABLED})({DOWNLOADS!r}).every(Boolean)")
     _shot(page, screenshots, f"9a-reports-package-{lang}")
     # Compare: one session, nothing preselected; an attempt that is not the owner's is refused in place, in
     # the page's language, no Gradio error toast
@@ -118,6 +123,13 @@ def test_download_the_evidence_package_from_reports(
         )
         data = json.loads(z.read(f"evidence-{sid}/package.json"))
     assert data["session"]["id"] == sid and data["language"] == lang and data["score_sheet"]
+
+    with page.expect_download() as got:  # the report as Markdown: the round, the answer in the transcript
+        page.locator("#download-md").click()
+    md = tmp_path / got.value.suggested_filename
+    got.value.save_as(md)
+    said = md.read_text(encoding="utf-8")
+    assert md.suffix == ".md" and seen["round"] in said and ANSWER[lang][:40] in said, said[:500]
 
     with page.expect_download() as got:
         page.get_by_role("button", name=seen["page"]).click()

@@ -52,8 +52,21 @@ def build(ctx: AppContext) -> None:
             with gr.Column(scale=2):
                 rep_summary = gr.Markdown("", elem_id="reports-summary")
                 with gr.Row():
-                    rep_json = T(gr.DownloadButton, {"label": "ui.download_json"}, value=None)
-                    rep_md = T(gr.DownloadButton, {"label": "ui.download_md"}, value=None)
+                    # off until a report is open: a click before did nothing (issue 12)
+                    rep_json = T(
+                        gr.DownloadButton,
+                        {"label": "ui.download_json"},
+                        value=None,
+                        interactive=False,
+                        elem_id="download-json",
+                    )
+                    rep_md = T(
+                        gr.DownloadButton,
+                        {"label": "ui.download_md"},
+                        value=None,
+                        interactive=False,
+                        elem_id="download-md",
+                    )
                 with gr.Row():
                     rep_pkg_zip = T(
                         gr.DownloadButton,
@@ -292,8 +305,8 @@ def show_report(
         "",
         fig,
         summary,
-        str(jpath),
-        str(mpath),
+        gr.update(value=str(jpath), interactive=True),
+        gr.update(value=str(mpath), interactive=True),
         *([gr.update(value=f, interactive=True) for f in package] if package else no_package()),
     ]
 
