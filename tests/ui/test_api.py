@@ -219,7 +219,7 @@ def _report_file(tmp_path: Path, c: Client) -> tuple[Path, str]:
     view = c.predict(sid, "en", api_name="/open_session_report")
     assert view[R_STATUS].startswith("Opened")
     out = tmp_path / "report.json"
-    download = c.predict(sid, "en", api_name="/open_report")[3]
+    download = c.predict(sid, "en", api_name="/open_report")[3]["value"]
     out.write_text(Path(download).read_text(encoding="utf-8"), encoding="utf-8")
     return out, sid
 
@@ -346,7 +346,7 @@ def test_reports_chart_history_comparison_and_downloads(served: Served, tmp_path
     sessions, history, a, b = c.predict("en", api_name="/list_reports")
     assert sessions["value"] == second
     assert [row[0] for row in history["data"]][:2] == [second, first]
-    assert history["data"][0][1] == "Concept quick-fire (5 min)"  # the plan by name
+    assert history["data"][0][1] == "Concept quick-fire (5 min) · practice"  # the plan by name, and its mode
     assert [c[1] for c in sessions["choices"]][:2] == [second, first]
     assert sessions["choices"][0][0].startswith("Concept quick-fire (5 min) · ")
     assert (a["value"], b["value"]) == (first, second)
@@ -358,6 +358,8 @@ def test_reports_chart_history_comparison_and_downloads(served: Served, tmp_path
     # enabled (an update: its value and interactive)
     assert pkg_zip["interactive"] is True and pkg_page["interactive"] is True
     pkg_zip, pkg_page = pkg_zip["value"], pkg_page["value"]
+    assert json_file["interactive"] is True and md_file["interactive"] is True  # so are the report's own
+    json_file, md_file = json_file["value"], md_file["value"]
     with zipfile.ZipFile(pkg_zip) as z:
         assert sorted(z.namelist()) == sorted(
             f"evidence-{second}/{n}" for n in ("index.html", "package.json", "package.schema.json")

@@ -22,6 +22,7 @@ from agent.ui import views
 from agent.ui.charts import radar
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import download_dir
+from agent.ui.tabs.shared import session_choice
 from agent.util.messages import bracketed, enumerated, t
 
 HISTORY_LIMIT = 50
@@ -170,13 +171,13 @@ def my_reports(owner: str) -> list[tuple[SessionSummary, SessionReport]]:
 def _listed(
     ctx: AppContext, reports: list[tuple[SessionSummary, SessionReport]], ui: Lang
 ) -> tuple[list[tuple[str, str]], list[list[Any]]]:
-    """The owner's finished sessions as the pickers name them, and as the history table's rows, in `ui`."""
-    named = [(f"{ctx.plan_name(s.plan, ui)} · {s.updated_at[:16].replace('T', ' ')} · {s.session_id}", s.session_id)
-             for s, _ in reports]  # fmt: skip
+    """The owner's finished sessions as the pickers name them (as Review's list does: plan, Practice or
+    Co-pilot, interview language, date), and as the history table's rows (the plan with its mode), in `ui`."""
+    named = [session_choice(ctx, s, ui, language=True) for s, _ in reports]
     rows = [
         [
             summary.session_id,
-            ctx.plan_name(summary.plan, ui),
+            f"{ctx.plan_name(summary.plan, ui)} · {t(f'ui.mode_{summary.mode}', ui)}",
             summary.updated_at[:16].replace("T", " "),
             enumerated((history_total(ctx, er, ui) for er in after_overrides(ctx, r)), ui),
         ]
