@@ -22,6 +22,8 @@ OUT = {"status": 6, "view": 10, "banner_visible": 11, "banner": 12, "send": 15, 
 """Places in the tab's outputs (agent/ui/tabs/practice/tab.py `outputs`)."""
 RETRY_SEND = 6
 """Send's place in Retry's outputs."""
+RETRY_BANNER_RETRY, RETRY_INSIGHT = 8, 10
+"""The banner's Retry's and the insight's places in Retry's outputs."""
 
 REQUEST = SimpleNamespace(username=None, session_hash="page-1")
 
@@ -58,7 +60,7 @@ def test_cancel_goes_back_to_the_banner_and_finish_keeps_a_round_closed(ctx: App
     state = sessions.start_practice(ctx, "full", "en", "", {}, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
     closed = _send(ctx, strong(ctx.rubric, "concepts"), state, "en")[0]
     again = retry.start_retry(ctx, closed, "en", "tab:me", REQUEST)[0]  # type: ignore[arg-type]
-    back = retry.cancel_retry(ctx, again, "en")
+    back = retry.cancel_retry(ctx, again, "en", "tab:me", REQUEST)  # type: ignore[arg-type]
     assert back[0]["held"] and not back[0]["retrying"] and back[RETRY_SEND]["interactive"] is False
 
     # a weak answer (a follow-up asked), then Finish: no retry on the banner
@@ -114,11 +116,11 @@ def test_the_progress_names_the_round_being_retried_and_the_banner_has_its_retry
     assert lines and first in lines[0] and second not in lines[0], lines
     assert "data-paused" in lines[0]  # the retried round's clock, stopped where its answer left it
     assert out[OUT["banner_retry"]] == {"__type__": "update", "visible": True}  # the banner's own Retry
-    assert again[-2] == {"__type__": "update", "visible": False}  # the banner's Retry, while retrying
+    assert again[RETRY_BANNER_RETRY] == {"__type__": "update", "visible": False}  # the banner's Retry, while retrying
 
-    back = retry.cancel_retry(ctx, again[0], ui)
+    back = retry.cancel_retry(ctx, again[0], ui, "tab:me", REQUEST)  # type: ignore[arg-type]
     assert second in _shown(back)[0]
-    assert back[-2] == {"__type__": "update", "visible": True}  # the banner's Retry, back
+    assert back[RETRY_BANNER_RETRY] == {"__type__": "update", "visible": True}  # the banner's Retry, back
 
 
 @pytest.mark.parametrize("ui", ["en", "zh"])
@@ -175,3 +177,24 @@ def test_continue_while_retrying_says_the_retry_was_not_sent(ctx: AppContext, ui
     # Continue with no retry open says nothing of one
     out = answers.continue_round(ctx, closed, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
     assert t("ui.retry_not_sent", ui) not in out[OUT["status"]]
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_while_an_answer_is_retried_the_insight_says_the_next_question_waits_for_it(
+    ctx: AppContext, ui: str
+) -> None:
+    """Issue 12: retrying the last answer left the insight saying "Next: Follow-up 1 of 2" beside the question
+    being answered again; it says the follow-up comes once the retried answer is sent, and Cancel puts back
+    the plain "Next"."""
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", REQUEST)[0]  # type: ignore[arg-type]
+    state = _send(ctx, WEAK, state, ui)[0]  # a follow-up is asked: the insight names it as next
+    label = screen.views.question_label(state["kind"], ui)  # type: ignore[arg-type]
+    assert label and state["can_retry"]
+    plain = f"**{t('ui.insight_next', ui, label=label)}**"
+    waiting = f"**{t('ui.insight_next', ui, label=t('ui.insight_next_after_retry', ui, label=label))}**"
+    again = retry.start_retry(ctx, state, ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    assert waiting in again[RETRY_INSIGHT] and plain not in again[RETRY_INSIGHT], again[RETRY_INSIGHT]
+    back = retry.cancel_retry(ctx, again[0], ui, "tab:me", REQUEST)  # type: ignore[arg-type]
+    assert plain in back[RETRY_INSIGHT] and waiting not in back[RETRY_INSIGHT], back[RETRY_INSIGHT]
+    # the language switch renders it as the tab has it
+    assert waiting in screen.rerender(ctx, again[0], ui, "tab:me")[0]  # type: ignore[arg-type]

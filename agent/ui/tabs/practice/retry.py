@@ -10,16 +10,24 @@ import gradio as gr
 from agent import graph
 from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
-from agent.ui.tabs.practice.screen import banner_retry
+from agent.ui.tabs.practice.screen import banner_retry, insight_of
 from agent.ui.tabs.said import Said, in_ui, says, verbatim
 from agent.ui.tabs.shared import progress, question_md
 
 
-def retry_out(ctx: AppContext, state: dict[str, Any], ui: Lang, answer: Any, note: Said) -> list[Any]:
+def retry_out(
+    ctx: AppContext,
+    state: dict[str, Any],
+    ui: Lang,
+    answer: Any,
+    note: Said,
+    view: graph.SessionView | None = None,
+) -> list[Any]:
     """The question (the one to answer again, or the one asked now), the answer box, the status line,
     Retry / Cancel and Send (on while retrying the answer a round closed on, off again on its banner), the
-    progress (naming the round whose answer is retried, `shared.progress`) and the banner's Retry; last,
-    the status line in both languages (`said.follow_switch`). A recording in the recorder stays
+    progress (naming the round whose answer is retried, `shared.progress`) and the banner's Retry; the
+    status line in both languages (`said.follow_switch`); last, the insight on the last answer, its next
+    question waiting for the retry (from `view`; none: as it is). A recording in the recorder stays
     (`moved_on`: nothing was taken)."""
     state = {**state, "moved_on": False}
     retrying = bool(state.get("retrying"))
@@ -34,6 +42,7 @@ def retry_out(ctx: AppContext, state: dict[str, Any], ui: Lang, answer: Any, not
         progress(ctx, state, ui),
         banner_retry(state),
         note,
+        insight_of(ctx, state, view, ui) if view is not None else gr.update(),
     ]
 
 
@@ -69,11 +78,17 @@ def start_retry(
         retrying["elapsed_s"] = max(0.0, end - start) if start is not None and end is not None else 0.0
         retrying["total"] = state.get("banner_total")
     state = {**state, "retrying": retrying, "held": False}  # held again on Cancel when the round had closed
-    return retry_out(ctx, state, ui, turns[k].text, says("ui.retry_hint"))
+    return retry_out(ctx, state, ui, turns[k].text, says("ui.retry_hint"), view)
 
 
-def cancel_retry(ctx: AppContext, state: dict[str, Any], ui_v: str) -> list[Any]:
+def cancel_retry(
+    ctx: AppContext, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
     """Keep the answer as it was: back to the question asked now."""
     closed = bool((state.get("retrying") or {}).get("closed"))
     state = {**state, "retrying": None, "held": closed or bool(state.get("held"))}
-    return retry_out(ctx, state, lang_of(ui_v), "", verbatim(""))
+    try:
+        view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request)) if state.get("sid") else None
+    except graph.SessionError:
+        view = None
+    return retry_out(ctx, state, lang_of(ui_v), "", verbatim(""), view)

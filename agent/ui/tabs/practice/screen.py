@@ -11,6 +11,7 @@ from typing import Any
 import gradio as gr
 
 from agent import graph
+from agent.contracts.report import RoundAssessment
 from agent.graph import SessionView
 from agent.rubric.model import Lang
 from agent.ui import views
@@ -295,6 +296,56 @@ def _delivery_shown(delivery: Delivery | None, ui: Lang) -> Any:
     return gr.update(value=views.delivery_md(delivery, ui), visible=True) if delivery else _no_delivery()
 
 
+def _shown_round(state: dict[str, Any], view: SessionView) -> tuple[RoundAssessment | None, RoundAssessment | None]:
+    """The scores of the round the tab shows (`shown_round`: closed, or its assessment so far), and the
+    session's last assessment."""
+    shown = state.get("shown_round")
+    scored = next((ra for ra in (view.report.rounds if view.report else []) if ra.round == shown), None)
+    last = view.last_assessment
+    return scored or (last if last is not None and last.round == shown else None), last
+
+
+def insight_of(ctx: AppContext, state: dict[str, Any], view: SessionView, ui: Lang) -> Any:
+    """The insight on the last answer as the tab shows it now (`insight_now`), from the stored session."""
+    scored, last = _shown_round(state, view)
+    return insight_now(ctx, state, view.language, scored, last, ui)
+
+
+def next_label(state: dict[str, Any], ui: Lang) -> str:
+    """The question the insight says comes next ("Follow-up 2 of 3"), and while the last answer is retried,
+    that it comes once the retried answer is sent; "" for none."""
+    label = views.question_label(state.get("kind"), ui)
+    return t("ui.insight_next_after_retry", ui, label=label) if label and state.get("retrying") else label
+
+
+def insight_now(
+    ctx: AppContext,
+    state: dict[str, Any],
+    lang: Lang,
+    scored: RoundAssessment | None,
+    last: RoundAssessment | None,
+    ui: Lang,
+) -> Any:
+    """The insight on the last answer as the tab shows it now (`state["insight"]`), in `ui`: on the round's
+    scores (`scored`) when the answer closed it, else on its assessment so far (`last`); none (no change)
+    when the tab shows no insight."""
+    info = state.get("insight")
+    current = scored if info and info.get("round_over") else last
+    if not info or current is None:
+        return gr.update()
+    return views.insight_md(
+        ctx.rubric,
+        current,
+        state.get("mine", []),
+        lang,
+        ui,
+        round_over=bool(info.get("round_over")),
+        next_label="" if info.get("round_over") else next_label(state, ui),
+        earlier=info.get("earlier"),
+        counted_before=info.get("counted"),
+    )
+
+
 def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
     """What the language switch renders again in Practice besides the labels, the question and the
     progress: the insight on the last answer, the round-finished banner, the round's scores, the
@@ -308,10 +359,7 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     except graph.SessionError:
         return keep
     rubric = ctx.rubric
-    shown = state.get("shown_round")
-    scored = next((ra for ra in (view.report.rounds if view.report else []) if ra.round == shown), None)
-    last = view.last_assessment
-    scored = scored or (last if last is not None and last.round == shown else None)
+    scored, last = _shown_round(state, view)
     banner: Any = gr.update()
     result: Any = gr.update()
     sources: Any = gr.update()
@@ -329,21 +377,8 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
             )
         if view.status != "done":
             result = views.assessment_md(scored, rubric, ui, heading="ui.round_scores")
-    insight: Any = gr.update()
+    insight = insight_now(ctx, state, view.language, scored, last, ui)
     info = state.get("insight")
-    current = scored if info and info.get("round_over") else last
-    if info and current is not None:
-        insight = views.insight_md(
-            rubric,
-            current,
-            state.get("mine", []),
-            view.language,
-            ui,
-            round_over=bool(info.get("round_over")),
-            next_label="" if info.get("round_over") else views.question_label(state.get("kind"), ui),
-            earlier=info.get("earlier"),
-            counted_before=info.get("counted"),
-        )
     delivery: Any = gr.update()
     if info and state.get("delivery"):
         delivery = _delivery_shown(Delivery.model_validate(state["delivery"]), ui)

@@ -243,13 +243,14 @@ def build(ctx: AppContext) -> SessionPane:
         p_progress,
         p_banner_retry,
         p_status_said,
+        p_insight,
     ]
     p_retry.click(bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_answer")
     # the banner's own Retry: the same, then the answer box in view, ready to edit
     p_banner_retry.click(
         bind(start_retry), [p_state, *common], retry_outputs, api_name="retry_closed_answer"
     ).then(fn=None, js=FOCUS_ANSWER_JS, api_name="focus_answer", show_progress="hidden")
-    p_retry_cancel.click(bind(cancel_retry), [p_state, ctx.ui], retry_outputs, api_name="cancel_retry")
+    p_retry_cancel.click(bind(cancel_retry), [p_state, *common], retry_outputs, api_name="cancel_retry")
     gr.on(
         [p_transcribe.click, p_mic.stop_recording, p_mic.upload],
         bind(transcribe_answer),
