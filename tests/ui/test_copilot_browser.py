@@ -341,7 +341,7 @@ def test_copilot_self_check_box_adds_the_round_after_the_plan(
     page.locator("#copilot-start").click()
     _shows(page, "#copilot-progress", sc["round1"])
     assert box.is_checked()  # the set-up as the session has it
-    assert box.is_disabled()  # it applies at Start: off while the session runs
+    assert box.is_enabled()  # it applies at the next Start, like the plan: on while the session runs
     page.locator("#copilot-answer textarea").fill(sc["answer"])
     page.locator("#copilot-record").click()
     page.locator("#copilot-draft").get_by_text(seen["draft"]).wait_for()

@@ -279,12 +279,11 @@ def interview_language(ui_v: str, picked: bool, state: dict[str, Any] | None) ->
 
 
 def self_check_box(update: dict[str, Any], view: SessionView) -> dict[str, Any]:
-    """The self-check box's `update` (`plan_controls`' for a session newly on screen, else none): off while
-    the session on screen runs (the box adds the round at Start: ticking it then would change nothing), on
-    again once it is finished; a step within a running session leaves it as it is."""
-    if view.status == "done":
-        return {**update, "interactive": True}
-    return {**update, "interactive": False} if "value" in update else update
+    """The self-check box's `update` (`plan_controls`' for a session newly on screen: ticked as the session
+    has it, else none). It stays on while a session runs, like the plan it is set up with: it applies at the
+    next Start (issue 12: turned off while any session ran, it could not be set up for the next one)."""
+    del view  # the box's state does not depend on the session's
+    return {**update, "interactive": True}
 
 
 def question_md(state: dict[str, Any], ui: Lang) -> str:
