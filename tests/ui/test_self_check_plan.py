@@ -50,9 +50,9 @@ def test_the_box_adds_the_round_to_the_plan_and_a_resumed_session_ticks_it(ctx: 
     assert view.plan == "full self-check" and view.n_rounds == 6
     plan, lang, prev, box = screen.plan_controls(view)
     assert (plan["value"], lang["value"], prev["value"], box["value"]) == ("full", "en", "", True)
-    # the box (off while the session runs), then the speech's note and the banner's Retry (the API's earlier
+    # the box (on while the session runs: it sets up the next Start, issue 12), then the speech's note and the banner's Retry (the API's earlier
     # outputs keep their places), then the status line and that note in both languages (states, not in the API)
-    assert out[-5] == {**box, "interactive": False}
+    assert out[-5] == {**box, "interactive": True}
     assert out[-2]["zh"] == f"会话 {state['sid']} 已开始。" and out[-2]["en"] == out[6]
     # the self-check plan itself: the box adds nothing more
     alone = graph.get_session(_start(ctx, "self-check", True)[0]["sid"], owner="tab:me")
@@ -72,7 +72,7 @@ def test_the_copilot_box_adds_the_round_as_practice_does(ctx: AppContext) -> Non
     view = graph.get_session(out[0]["sid"], owner="tab:me")
     assert view.plan == "capacity self-check" and view.n_rounds == 2 and view.mode == "copilot"
     plan, lang, box, prev = out[-5:-1]  # the set-up as the session has it: the API's last outputs
-    assert box["interactive"] is False and prev["value"] == ""
+    assert box["interactive"] is True and prev["value"] == ""
     assert (plan["value"], lang["value"], box["value"]) == ("capacity", "zh", True)
     assert graph.get_session(start("self-check", True)[0]["sid"], owner="tab:me").plan == "self-check"
     assert graph.get_session(start("full", False)[0]["sid"], owner="tab:me").plan == "full"
