@@ -283,7 +283,7 @@ def self_check_box(update: dict[str, Any], view: SessionView) -> dict[str, Any]:
     has it, else none). It stays on while a session runs, like the plan it is set up with: it applies at the
     next Start (issue 12: turned off while any session ran, it could not be set up for the next one)."""
     del view  # the box's state does not depend on the session's
-    return {**update, "interactive": True}
+    return {**update, "interactive": True} if "value" in update else update
 
 
 def question_md(state: dict[str, Any], ui: Lang) -> str:
