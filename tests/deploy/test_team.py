@@ -3,7 +3,15 @@ installed) with the embedded judge, on free loopback ports in a temporary folder
 proxy keeps a browser (its cookie) on one replica and spreads new ones, SIGTERM stops everything,
 and `--stop` ends what a SIGKILLed team.sh left behind; the apps' role cannot disable the override
 log's triggers. (The judge pool is tested in
-tests/judge/test_pool.py; team.sh starts it with `python -m agent.judge.runtime --replicas N`.)"""
+tests/judge/test_pool.py; team.sh starts it with `python -m agent.judge.runtime --replicas N`.)
+
+`--import-from DIR`: a one-machine data dir goes into the team's database before the app replicas start
+(README, Team deployment). A replica makes a browser-id secret of its own when the database has none, and
+the import then keeps that one and refuses the machine's: so the order is what lets a browser that used
+the one-machine app see its sessions on the team's. After the first start, the database holds the
+machine's secret and its session; a start importing a data dir with another secret stops at the import
+(its refusal said) and starts no replica. (All in one test: each cold start of the team is half a minute
+of CPU.)"""
 
 from __future__ import annotations
 
@@ -23,7 +31,14 @@ import psycopg
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+PY = str(REPO / ".venv" / "bin" / "python")
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+MACHINE = """
+from agent.graph import start_session
+from agent.ui.auth import browser_secret
+start_session("concepts", "en", session_id="{sid}", owner="browser:one-machine")
+print(browser_secret())
+"""
 
 
 def _free_ports(n: int) -> list[int]:
@@ -72,15 +87,43 @@ def team_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         shutil.rmtree(pg_dir, ignore_errors=True)
 
 
-def _start(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [str(REPO / "deploy" / "team.sh"), "--judge", "embedded", "--no-index"],
+def _one_machine(folder: Path, sid: str) -> str:
+    """A one-machine data dir (no database): a session under way and the browser-id secret, returned."""
+    env = {**os.environ, "INTERVIEW_DATA_DIR": str(folder), "HF_HUB_OFFLINE": "1"}
+    env.pop("INTERVIEW_DATABASE_URL", None)
+    out = subprocess.run(
+        [PY, "-c", MACHINE.format(sid=sid)], env=env, capture_output=True, text=True, timeout=300, check=True
+    )
+    secret = out.stdout.strip().splitlines()[-1]
+    assert (folder / "ui-secret").read_text().strip() == secret
+    return secret
+
+
+def _in_database(env: dict[str, str]) -> tuple[str | None, set[str]]:
+    """The browser-id secret and the session ids the team's database holds (as the apps' role)."""
+    shared = dict(
+        line.split("=", 1) for line in (Path(env["TEAM_DIR"]) / "team.env").read_text().split() if "=" in line
+    )
+    with psycopg.connect(shared["INTERVIEW_DATABASE_URL"]) as conn:
+        row = conn.execute("SELECT value FROM interview_secrets WHERE name = 'ui-secret'").fetchone()
+        sids = {str(r[0]) for r in conn.execute("SELECT id FROM interview_sessions")}
+    return (str(row[0]) if row else None), sids
+
+
+def _launch(env: dict[str, str], log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [str(REPO / "deploy" / "team.sh"), "--judge", "embedded", "--no-index", *extra],
         env=env,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
+
+
+def _start(env: dict[str, str], log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """team.sh started with `extra` arguments, once it says it is ready."""
+    proc = _launch(env, log, *extra)
     deadline = time.monotonic() + 600
     while "team ready" not in log.read_text(errors="replace"):
         assert proc.poll() is None, log.read_text(errors="replace")
@@ -95,12 +138,24 @@ def _ports(env: dict[str, str]) -> list[int]:
     ]
 
 
-def test_team_comes_up_is_sticky_stops_and_restarts(team_env: dict[str, str], tmp_path: Path) -> None:
-    """Up, shared stores, the app role's limits, stickiness, SIGTERM; then a second start on the same folder
-    (its database kept) killed with SIGKILL, and `--stop` ends what it left. (One test: each cold start of
-    the team is half a minute of CPU.)"""
-    proc = _start(team_env, tmp_path / "run1.log")
+def test_team_imports_comes_up_is_sticky_stops_refuses_and_restarts(
+    team_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Up with a one-machine data dir imported first, shared stores, the app role's limits, stickiness,
+    SIGTERM; a start importing another machine's data refused before any replica; then a start on the same
+    folder (its database kept) killed with SIGKILL, and `--stop` ends what it left."""
+    machine = tmp_path / "one-machine"
+    secret = _one_machine(machine, "m-open")
+    log = tmp_path / "run1.log"
+    proc = _start(team_env, log, "--import-from", str(machine))
     try:
+        text = log.read_text(errors="replace")
+        assert "importing" in text and f"imported {machine}" in text, text
+        # the machine's secret, not one a replica made: the import came first; and its session
+        in_db, sids = _in_database(team_env)
+        assert in_db == secret and "m-open" in sids
+        report = (Path(team_env["TEAM_DIR"]) / "logs" / "import.log").read_text()
+        assert "browser-id secret 1 imported" in " ".join(report.split()), report
         app_ports = team_env["APP_PORTS"].split()
         for port in app_ports:
             assert httpx.get(f"http://127.0.0.1:{port}/", timeout=30).status_code == 200
@@ -150,6 +205,21 @@ def test_team_comes_up_is_sticky_stops_and_restarts(team_env: dict[str, str], tm
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert not [p for p in _ports(team_env) if _open(p)], "a process of the team outlived team.sh"
+
+    # another machine whose secret the database does not take: the import says so, no replica starts
+    other = tmp_path / "other-machine"
+    assert _one_machine(other, "m-other") != secret
+    refused_log = tmp_path / "refused.log"
+    proc = _launch(team_env, refused_log, "--no-proxy", "--import-from", str(other))
+    try:
+        assert proc.wait(timeout=600) == 1, refused_log.read_text(errors="replace")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = refused_log.read_text(errors="replace")
+    assert "refused" in text and "no app replica was started" in text, text
+    assert not [p for p in _ports(team_env) if _open(p)], text
 
     proc = _start(team_env, tmp_path / "run2.log")
     os.kill(proc.pid, signal.SIGKILL)  # team.sh alone: its children, each in its own group, stay
