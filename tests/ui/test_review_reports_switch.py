@@ -56,10 +56,11 @@ def test_reports_renders_its_lists_chart_and_totals_in_the_new_language(ctx: App
     plan_zh = ctx.plan_name("concepts", "zh")
     for pick in (sessions, a, b):  # the same sessions, named in Chinese; the one picked stays
         assert [v for _, v in pick["choices"]] == [SID] and plan_zh in pick["choices"][0][0]
+        assert t("ui.mode_practice", "zh") in pick["choices"][0][0]  # Practice or Co-pilot, said
         assert "value" not in pick
     assert history["headers"] == reports.history_headers("zh")
     (row,) = history["data"]
-    assert row[0] == SID and row[1] == plan_zh and views.round_title(ctx.rubric, "concepts", "zh") in row[3]
+    assert row[0] == SID and row[1] == f"{plan_zh} · {t('ui.mode_practice', 'zh')}" and views.round_title(ctx.rubric, "concepts", "zh") in row[3]
     # the chart: the dimensions and the round by their Chinese names
     (ax,) = chart.axes
     assert [x.get_text() for x in ax.get_xticklabels()] == [
