@@ -17,7 +17,8 @@ from agent.rubric.model import DIMENSIONS, Dimension, Lang, RoundId
 
 
 class OverriddenScore(BaseModel):
-    """One dimension a human overrode: the judge's score, the human's, who and why."""
+    """One dimension a human overrode (to another score than the judge's: an accept is none): the judge's
+    score, the human's, who and why."""
 
     dimension: Dimension
     judge: int
@@ -42,7 +43,7 @@ class EffectiveRound(BaseModel):
 
     @property
     def changed(self) -> bool:
-        """A human override stands on one of its dimensions (even one that kept the judge's score)."""
+        """A human override stands on one of its dimensions (a score other than the judge's)."""
         return bool(self.overridden)
 
     def override_of(self, dimension: str) -> OverriddenScore | None:
@@ -65,8 +66,8 @@ def effective_round(rubric: Rubric, ra: RoundAssessment, effective: Sequence[Eff
             stale=e.stale,
         )
         for d in DIMENSIONS
-        if (e := mine.get(d)) is not None and e.override is not None
-    ]
+        if (e := mine.get(d)) is not None and e.override is not None and e.effective != e.judge
+    ]  # an accept (Co-pilot's, the judge's score logged as the decision) changed nothing: not an override
     passed = ra.passed
     rule = pass_rule(rubric.round(ra.round).gates) if ra.passed is not None and overridden else None
     if rule is not None:

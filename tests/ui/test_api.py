@@ -190,12 +190,14 @@ def test_copilot_suggests_followups_with_why_and_records_decisions(served: Serve
     assert c.predict(pick, "", api_name="/use_followup") == pick
     out = c.predict(pick, api_name="/ask_question")
     assert out[C_VIEW]["question"] == pick and out[C_VIEW]["awaiting"] == "candidate"
-    msg = c.predict("accuracy", 3, "", "Dana", "en", api_name="/copilot_accept")
-    assert msg.startswith("✓")
-    msg = c.predict(
+    # each decision answers with its line and the draft again, the decisions standing under it
+    msg, draft = c.predict("accuracy", 3, "", "Dana", "en", api_name="/copilot_accept")
+    assert msg.startswith("✓ Accepted") and "→" not in msg  # an accept is no "3 → 3" (issue 12)
+    assert "Your decisions on this round" in draft and "Accuracy" in draft and "accepted (Dana)" in draft
+    msg, draft = c.predict(
         "validation", 4, "named the N+1 reserve out loud", "Dana", "en", api_name="/copilot_override"
     )
-    assert msg.startswith("✓") and "→ 4" in msg
+    assert msg.startswith("✓") and "→ 4" in msg and "→ 4 (Dana)" in draft
     rows = OverrideLog(served.data_dir / "overrides.sqlite").rows(sid)
     assert [(r.dimension, r.human_score == r.judge_score, r.reviewer) for r in rows] == [
         ("accuracy", True, "Dana"),
@@ -203,13 +205,13 @@ def test_copilot_suggests_followups_with_why_and_records_decisions(served: Serve
     ]
     assert rows[1].reason == "named the N+1 reserve out loud" and rows[1].round == "capacity"
     assert rows[0].judge_model and rows[0].rubric_version.startswith("rubric-")
-    msg = c.predict("validation", 2, "", "Dana", "en", api_name="/copilot_override")
+    msg, _ = c.predict("validation", 2, "", "Dana", "en", api_name="/copilot_override")
     assert "reason" in msg.lower() and len(OverrideLog(served.data_dir / "overrides.sqlite").rows(sid)) == 2
     # Accept after an override would undo it: refused, saying how to go back; accepting again adds nothing
-    msg = c.predict("validation", 3, "", "Dana", "en", api_name="/copilot_accept")
+    msg, _ = c.predict("validation", 3, "", "Dana", "en", api_name="/copilot_accept")
     assert msg.startswith("⚠️ Not accepted: Capacity math · Validation / rollback has your override 4/5")
     assert "save an override of" in msg
-    msg = c.predict("accuracy", 3, "", "Dana", "en", api_name="/copilot_accept")
+    msg, _ = c.predict("accuracy", 3, "", "Dana", "en", api_name="/copilot_accept")
     assert msg.startswith("✓ Already in the log") and "log row 1" in msg
     assert len(OverrideLog(served.data_dir / "overrides.sqlite").rows(sid)) == 2
 

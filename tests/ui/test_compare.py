@@ -55,3 +55,21 @@ def test_the_attempts_preselected_share_a_round() -> None:
     assert comparable_pair([("s2", {"concepts"}), ("s1", {"capacity"})]) == (None, None)
     assert comparable_pair([("s1", {"concepts"})]) == (None, None)
     assert comparable_pair([]) == (None, None)
+
+
+def test_an_accepted_draft_score_is_no_override_in_the_report() -> None:
+    """Issue 12 (walk4 #11): Co-pilot's Accept logs the judge's score as a row; the finished report read
+    "overridden: 3 → 3" and the round's total "(overridden; judge: 15)". An accept keeps the judge's score:
+    nothing is marked as changed; a later override of it is."""
+    from agent.graph.report import SessionReport, session_markdown
+    from agent.ui.views import effective_md
+
+    rubric = default_rubric()
+    report = SessionReport.model_validate(_report("b").model_dump())
+    accepted = effective_scores(report, [_override("b", 3)])
+    [er] = effective_rounds(rubric, report, accepted)
+    assert not er.changed and er.override_of("accuracy") is None and er.total == er.judge_total == 15
+    md = session_markdown(report, rubric, accepted) + effective_md(report, accepted, rubric)
+    assert "→" not in md and "overridden" not in md, md
+    [er] = effective_rounds(rubric, report, effective_scores(report, [_override("b", 3), _override("b", 4).model_copy(update={"id": 2})]))
+    assert er.changed and er.total == 16

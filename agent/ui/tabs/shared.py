@@ -495,11 +495,12 @@ def override_logged(
         return says("ui.override_failed", "⚠️ ", why=first_error(e))
     except OverrideLogError as e:
         return says("ui.override_failed", "⚠️ ", why=str(e))
+    key = "ui.accept_saved" if row.human_score == row.judge_score else "ui.override_saved"
     return said(
         lambda lang: (
             "✓ "
             + t(
-                "ui.override_saved",
+                key,
                 lang,
                 round=views.round_title(ctx.rubric, row.round, lang),
                 dimension=views.dim_title(ctx.rubric, row.dimension, lang),

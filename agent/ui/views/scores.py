@@ -107,9 +107,10 @@ def finished_report_md(
 
 
 def effective_md(report: Report, effective: Sequence[EffectiveScore], rubric: Rubric) -> str:
-    """The section a downloaded report adds: every override that changed a score, latest first wins."""
+    """The section a downloaded report adds: every override that changed a score, latest first wins (an
+    accepted draft score changed none)."""
     lang = report.language
-    changed = [e for e in effective if e.override is not None]
+    changed = [e for e in effective if e.override is not None and e.effective != e.judge]
     if not changed:
         return ""
     out = [f"## {t('ui.effective_section', lang)}", ""]

@@ -9,13 +9,14 @@ from typing import Any
 import gradio as gr
 
 from agent.contracts.report import JudgeInfo, RoundAssessment
+from agent.grading.render import bullets
 from agent.overrides import Override, OverrideLogError
-from agent.rubric.model import Lang
+from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.said import Said, in_ui, said, says
 from agent.ui.tabs.shared import override_logged
-from agent.util.messages import t
+from agent.util.messages import bracketed, t
 
 
 def judge_info(ctx: AppContext, ra: RoundAssessment | None) -> JudgeInfo:
@@ -145,3 +146,41 @@ def decision_labels(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_
         gr.update(value=t("ui.accept_on", ui, score=score, **named), interactive=True),
         gr.update(value=t("ui.override_on", ui, **named), interactive=True),
     ]
+
+
+def labels_after_step(ctx: AppContext, state: dict[str, Any], dim: str | None, ui_v: str) -> list[Any]:
+    """After a step of the session: Accept and Override named for its draft (`decision_labels`), and the
+    last decision's line (and its text in both languages) emptied: it spoke of the draft before the step;
+    the decisions that stand are in the draft (`decisions_md`)."""
+    return [*decision_labels(ctx, state, dim, ui_v), "", None]
+
+
+def decisions_md(ctx: AppContext, sid: str, ra: RoundAssessment, ui: Lang) -> str:
+    """The interviewer's decisions standing on the round of the draft `ra` (the log's latest row per
+    dimension: an override judge → human, or an accept), each said to be on an earlier draft when the draft
+    has moved since (issue 12: the draft table did not show them until the round closed); "" for none, or
+    when the log cannot be read (Accept and Override say its problem)."""
+    try:
+        rows = [r for r in ctx.services.overrides.rows(sid) if r.round == ra.round]
+    except OverrideLogError:
+        return ""
+    latest: dict[str, Override] = {}
+    for row in sorted(rows, key=lambda x: x.id):
+        latest[row.dimension] = row
+    lines = []
+    for d in DIMENSIONS:
+        if (r := latest.get(d)) is None:
+            continue
+        key = "ui.decision_accept" if r.human_score == r.judge_score else "ui.decision_override"
+        line = t(
+            key,
+            ui,
+            dimension=views.dim_title(ctx.rubric, d, ui),
+            judge=r.judge_score,
+            human=r.human_score,
+            reviewer=views.safe_md(r.reviewer),
+        )
+        if r.judge_score != ra.scores[d]:
+            line += bracketed(t("ui.decision_earlier", ui, draft=ra.scores[d]), ui)
+        lines.append(line)
+    return "\n\n" + "\n".join(bullets(t("ui.decisions", ui), lines, ui)) if lines else ""

@@ -15,8 +15,9 @@ from agent.graph.report import SessionReport
 from agent.overrides import effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
-from agent.ui.context import AppContext
+from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs import shared
+from agent.ui.tabs.copilot import decisions
 from agent.ui.tabs.copilot.decisions import decision_labels
 from agent.ui.tabs.said import Said, in_ui, joined, keyed, says, verbatim
 from agent.util.messages import t
@@ -175,10 +176,12 @@ def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
     ra = view.last_assessment
     if ra is None:
         return ""
+    decided = decisions.decisions_md(ctx, view.session_id, ra, ui)
     if draft_open(view):
-        return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores")
+        return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores") + decided
     closed = views.assessment_md(ra, ctx.rubric, ui, heading="ui.closed_scores")
-    return f"{closed}\n\n{t('ui.closed_scores_note', ui)}"
+    return f"{closed}{decided}\n\n{t('ui.closed_scores_note', ui)}"
+
 
 
 def finished_md(ctx: AppContext, report: SessionReport, ui: Lang, *, key: str) -> str:
@@ -249,3 +252,25 @@ def answered_question(view: SessionView) -> dict[str, Any]:
     until = tr.model_copy(update={"turns": tr.turns[: at[-1] + 1]})  # as it stood when it was asked
     asked = tr.turns[at[-1]].text
     return {"question": asked, "kind": views.question_kind(until, asked, max_followups=0), "answered": True}
+
+
+def decide_on_draft(
+    ctx: AppContext,
+    accept: bool,
+    state: dict[str, Any],
+    dim: str,
+    score: float,
+    reason: str,
+    reviewer: str,
+    ui_v: str,
+    owner_v: str | None,
+    request: gr.Request,
+) -> list[Any]:
+    """Accept or Override (`decisions.decide`): what the log says, that line in both languages, and the
+    draft again with the decision among those standing on its round (`decisions.decisions_md`)."""
+    line, both = decisions.decide(ctx, accept, state, dim, score, reason, reviewer, ui_v, request)
+    try:
+        view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request)) if state.get("sid") else None
+    except SessionError:  # the draft stays as it is
+        view = None
+    return [line, both, draft_md(ctx, view, lang_of(ui_v)) if view is not None else gr.update()]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import gradio as gr
 
 from agent.ui.context import AppContext
-from agent.ui.tabs.copilot.decisions import decide, decision_labels, picked_score
-from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, rerender
+from agent.ui.tabs.copilot.decisions import decision_labels, labels_after_step, picked_score
+from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, decide_on_draft, rerender
 from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
 from agent.ui.tabs.shared import (
@@ -144,17 +144,25 @@ def build(ctx: AppContext) -> SessionPane:
         [c_answer, c_status, c_status_said],
         api_name="transcribe_copilot",
     )
-    decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, ctx.ui]
-    decided = [c_log_status, c_log_said]
-    c_accept.click(bind(decide, True), decide_inputs, decided, api_name="copilot_accept")
-    c_override.click(bind(decide, False), decide_inputs, decided, api_name="copilot_override")
+    decide_inputs = [c_state, c_dim, c_score, c_reason, c_reviewer, *common]
+    decided = [c_log_status, c_log_said, c_draft]
+    c_accept.click(bind(decide_on_draft, True), decide_inputs, decided, api_name="copilot_accept")
+    c_override.click(bind(decide_on_draft, False), decide_inputs, decided, api_name="copilot_override")
     # (the language switch names them with the rest of the page: `rerender`)
-    gr.on(
-        [c_state.change, c_dim.change],
+    c_dim.change(
         bind(decision_labels),
         [c_state, c_dim, ctx.ui],
         [c_accept, c_override],
         api_name="copilot_decision_labels",
+        show_progress="hidden",
+    )
+    # a step of the session: the labels for its draft, and the last decision's line goes (it was about the
+    # draft before; issue 12: "Not accepted" stayed after the session ended); the draft shows what stands
+    c_state.change(
+        bind(labels_after_step),
+        [c_state, c_dim, ctx.ui],
+        [c_accept, c_override, c_log_status, c_log_said],
+        api_name="copilot_decision_step",
         show_progress="hidden",
     )
     # the override's score starts at what stands for the picked dimension: its override, else the draft score
