@@ -274,6 +274,12 @@ def test_copilot_question_stays_save_is_not_record_decisions_are_named_and_guard
     _shows(page, "#copilot-draft", seen["effective"])
     report = _text(page, "#copilot-draft")
     assert changed in report and seen["accuracy"] in report and "Dana" in report, report
+    # the round table whole in its column, the flags' column too (issue 12: cut at 1280 px, an override's
+    # "13/25 (judge: 11)" made it wider than the column)
+    wide, room = page.evaluate(
+        "() => { const t = document.querySelector('#copilot-draft table'); return [t.scrollWidth, t.clientWidth]; }"
+    )
+    assert wide <= room + 2, (wide, room)
     _shot(page, screenshots, f"17c-copilot-finished-{lang}")
 
     # the language switch renders the finished report again, whole, and the status line
