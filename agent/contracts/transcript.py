@@ -9,10 +9,12 @@ import errno
 import json
 import os
 import stat
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from agent.rubric.model import ROUND_IDS, Lang, RoundId
 
@@ -31,7 +33,13 @@ MAX_NUMBER_DIGITS = 100
 
 
 class TranscriptError(ValueError):
-    """A transcript that cannot be graded; the message names the file and what is wrong."""
+    """A transcript that cannot be graded; the message names the file and what is wrong (in English, for
+    the command line and logs). `problems`: when its structure is what is wrong, pydantic's errors (`loc`,
+    `type`, `ctx`, `input`), for a reader to say them in their own language."""
+
+    def __init__(self, message: str, problems: Sequence[Mapping[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 class Turn(BaseModel):
@@ -97,17 +105,25 @@ class Transcript(BaseModel):
     def _answers_are_gradable(cls, rounds: list[TranscriptRound]) -> list[TranscriptRound]:
         for i, r in enumerate(rounds):
             text = r.candidate_text()
+            # each a type of its own (`problems`: a reader says it in their language)
             if not text:
-                raise ValueError(
-                    f"round {i} ({r.round}): the candidate gave no answer (no non-empty candidate turn)"
+                raise PydanticCustomError(
+                    "no_answer",
+                    "round {i} ({round}): the candidate gave no answer (no non-empty candidate turn)",
+                    {"i": i, "round": r.round},
                 )
             if len(text) > MAX_ANSWER_CHARS:
-                raise ValueError(
-                    f"round {i} ({r.round}): the answer is {len(text):,} characters, over the limit of "
-                    f"{MAX_ANSWER_CHARS:,}"
+                raise PydanticCustomError(
+                    "answer_too_long",
+                    "round {i} ({round}): the answer is {size} characters, over the limit of {limit}",
+                    {"i": i, "round": r.round, "size": f"{len(text):,}", "limit": f"{MAX_ANSWER_CHARS:,}"},
                 )
             if "\x00" in text:
-                raise ValueError(f"round {i} ({r.round}): the answer holds NUL bytes (binary, not text)")
+                raise PydanticCustomError(
+                    "answer_nul",
+                    "round {i} ({round}): the answer holds NUL bytes (binary, not text)",
+                    {"i": i, "round": r.round},
+                )
         return rounds
 
 
@@ -153,7 +169,7 @@ def parse_transcript(data: bytes | str, source: str = "<input>") -> Transcript:
     try:
         return Transcript.model_validate(obj)
     except ValidationError as e:
-        raise TranscriptError(f"{source}: {_describe(e)}") from e
+        raise TranscriptError(f"{source}: {_describe(e)}", problems=e.errors(include_url=False)) from e
 
 
 class _NumberTooLong(ValueError):

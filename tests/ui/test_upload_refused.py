@@ -5,6 +5,7 @@ Each reason agent/ui/files.py refuses a file for is a message of messages/ui.yam
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -89,3 +90,29 @@ def test_a_refused_recording_is_said_in_each_interface_language(tmp_path: Path, 
     assert heard is None
     assert status["zh"].startswith("无法打开该文件：") and not ENGLISH_WORDS.search(status["zh"]), status
     assert status["en"].startswith("Cannot open this file: ") and "only from uploads" in status["en"], status
+
+
+def test_a_file_whose_structure_is_refused_is_said_in_the_interface_language(folders: Path) -> None:
+    """Issue 12: Review said a report's or a transcript's structural problem in pydantic's English inside the
+    Chinese frame ("无法打开该文件：rounds.0.scores.accuracy: Input should be less than or equal to 5")."""
+    ctx = cast(AppContext, SimpleNamespace())
+    judge = {"kind": "gpt", "model": "m", "rubric_version": "r"}
+    scores = {"accuracy": 3, "evidence": 3, "tradeoffs": 3, "validation": 3, "communication": 3}
+    cases = {
+        "report.json": ({"id": "r", "judge": judge, "rounds": [{"round": "concepts", "scores": scores, "total": 21}]},
+                        {"zh": "只能是 'embedded'、'vllm' 之一", "en": "must be one of 'embedded', 'vllm'"}),
+        "round.json": ({"id": "t", "language": "en", "rounds": [{"round": "nope", "turns": []}]},
+                       {"zh": "未知的轮次 'nope'", "en": "unknown round 'nope'"}),
+        "silent.json": ({"id": "t", "language": "zh",
+                         "rounds": [{"round": "concepts", "turns": [{"role": "interviewer", "text": "Q"}]}]},
+                        {"zh": "候选人没有回答", "en": "the candidate gave no answer"}),
+    }  # fmt: skip
+    for name, (doc, said) in cases.items():
+        path = folders / name
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        zh = _status(open_report_file(ctx, str(path), "zh", None, cast(Any, None)))
+        en = _status(open_report_file(ctx, str(path), "en", None, cast(Any, None)))
+        assert zh.startswith("⚠️ 无法打开该文件：") and said["zh"] in zh, zh
+        for english in ("Input should", "Field required", "must be", "Value error", "gave no answer"):
+            assert english not in zh, zh
+        assert en.startswith("⚠️ Cannot open this file: ") and said["en"] in en and not CJK.search(en), en

@@ -30,7 +30,7 @@ from agent.ui import views
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.tabs.said import Said, follow_switch, in_ui, joined, says, verbatim
-from agent.ui.tabs.shared import first_error, override_logged, override_score, session_choice
+from agent.ui.tabs.shared import override_logged, override_score, session_choice
 from agent.util.messages import t
 
 BULK_QUEUE = "bulk-grading"
@@ -298,13 +298,13 @@ def open_report_file(
         try:
             report = SessionReport.model_validate(obj)
         except ValidationError as e:
-            return failed(t("ui.bad_file", ui, why=first_error(e)))
+            return failed(t("ui.bad_file", ui, why=views.problems_text(e.errors(include_url=False), ui)))
         file_id = report.id
     else:
         try:
             transcript = parse_transcript(data, Path(path).name)
-        except TranscriptError as e:
-            return failed(t("ui.bad_file", ui, why=str(e)))
+        except TranscriptError as e:  # its structure said in the interface's language; else its message
+            return failed(t("ui.bad_file", ui, why=views.problems_text(e.problems, ui) if e.problems else str(e)))
         file_id = transcript.id
     owner = ctx.owner_of(owner_v, request)
     try:

@@ -448,11 +448,6 @@ def transcribe(
     return text, says("ui.transcribed", seconds=heard.duration_s, engine=heard.engine), heard
 
 
-def first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-
-
 def override_logged(
     ctx: AppContext,
     *,
@@ -492,7 +487,8 @@ def override_logged(
             )
         )
     except ValidationError as e:
-        return says("ui.override_failed", "⚠️ ", why=first_error(e))
+        errors = e.errors(include_url=False)[:1]
+        return said(lambda lang: "⚠️ " + t("ui.override_failed", lang, why=views.problems_text(errors, lang)))
     except OverrideLogError as e:
         return says("ui.override_failed", "⚠️ ", why=str(e))
     key = "ui.accept_saved" if row.human_score == row.judge_score else "ui.override_saved"

@@ -27,6 +27,7 @@ from agent.ui.views.insight import (
     question_kind,
     question_label,
 )
+from agent.ui.views.problems import problem_text, problems_text
 from agent.ui.views.progress import progress_html
 from agent.ui.views.review import LOG_HEADERS, log_html, review_html
 from agent.ui.views.scores import (
@@ -65,6 +66,8 @@ __all__ = [
     "judge_name",
     "log_html",
     "not_asked_yet",
+    "problem_text",
+    "problems_text",
     "progress_html",
     "question_kind",
     "question_label",
