@@ -132,11 +132,15 @@ class AppContext:
     def standing_scores(self, report: Report, key: str | None = None) -> list[EffectiveScore]:
         """`report`'s scores as they stand after the overrides logged under `key` (default: its id); the judge's
         when the log cannot be read (naming the log's problem is Review's: `review.log_problem`)."""
+        return self.scores_and_log_problem(report, key)[0]
+
+    def scores_and_log_problem(self, report: Report, key: str | None = None) -> tuple[list[EffectiveScore], str | None]:
+        """`standing_scores`, and why the log could not be read (None when it was): for a screen to say so."""
         try:
             rows = self.services.overrides.rows(key or report.id)
-        except OverrideLogError:
-            rows = []
-        return effective_scores(report, rows, key=key)
+        except OverrideLogError as e:
+            return effective_scores(report, [], key=key), str(e)
+        return effective_scores(report, rows, key=key), None
 
     @property
     def common(self) -> list[Any]:

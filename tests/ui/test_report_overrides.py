@@ -104,3 +104,28 @@ def test_without_an_override_the_export_is_the_judge_s(ctx: AppContext) -> None:
     assert doc["rounds"][0]["effective"]["overridden"] == [] and doc["rounds"][0]["effective"]["total"] == ra.total
     rows = reports.refresh_reports(ctx, "en", OWNER, REQUEST)[1]
     assert rows[0][3] == f"Source-code trace {ra.total}/25"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_unreadable_override_log_shows_the_judge_s_scores_and_says_so(
+    ctx: AppContext, lang: Lang, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reports and Co-pilot's finished report read the log without a fallback: a log that cannot be read
+    raised out of the handler (a Gradio error). They show the judge's scores and say the log's problem."""
+    from agent.overrides import OverrideLogError
+    from agent.ui.tabs.copilot import screen
+
+    v = _finished(lang)
+    assert v.report is not None
+
+    def broken(key: str) -> list[object]:
+        raise OverrideLogError("overrides.sqlite: database disk image is malformed")
+
+    monkeypatch.setattr(ctx.services.overrides, "rows", broken)
+    out = reports.show_report(ctx, v.report, lang, package=None, transcript=v.transcript)
+    assert t("ui.log_unreadable", lang, why="overrides.sqlite: database disk image is malformed") in out[1]
+    md = Path(out[5]["value"]).read_text(encoding="utf-8")
+    assert f"{v.report.rounds[0].total}/25" in md  # the judge's totals
+    again = reports.rerender_reports(ctx, out[0], "zh" if lang == "en" else "en", OWNER, REQUEST)
+    assert again[-1]  # the summary, rendered again
+    assert "malformed" in screen.finished_md(ctx, v.report, lang, key=v.session_id)

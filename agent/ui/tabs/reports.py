@@ -15,7 +15,7 @@ from agent.grading.effective import EffectiveRound, effective_rounds
 from agent.grading.render import report_json
 from agent.graph import SessionError, SessionNotFound, SessionReport, SessionSummary, SessionView
 from agent.graph.report import session_markdown
-from agent.overrides import EffectiveScore, effective_scores
+from agent.overrides import EffectiveScore
 from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Lang
 from agent.ui import views
@@ -237,7 +237,7 @@ def rerender_reports(
         return [pick, history, pick, pick, gr.update(), gr.update()]
     report = SessionReport.model_validate(rep["report"])
     key = str(rep.get("key") or report.id)
-    eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
+    eff = ctx.standing_scores(report, key)  # (the status line, as Open wrote it, says when the log is unreadable)
     return [pick, history, pick, pick, *_chart_and_summary(ctx, report, eff, ui)]
 
 
@@ -285,7 +285,7 @@ def show_report(
     `transcript`: the session's, added to both downloads (with every retried answer's earlier attempts)."""
     rubric = ctx.rubric
     key = key or report.id
-    eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
+    eff, problem = ctx.scores_and_log_problem(report, key)
     fig, summary = _chart_and_summary(ctx, report, eff, ui)
     folder = download_dir()
     jpath = folder / f"{safe_name(report.id)}.json"
@@ -303,7 +303,7 @@ def show_report(
     mpath.write_text(md, encoding="utf-8")
     return [
         {"report": report.model_dump(mode="json"), "key": key},
-        "",
+        t("ui.log_unreadable", ui, why=problem) if problem else "",
         fig,
         summary,
         gr.update(value=str(jpath), interactive=True),

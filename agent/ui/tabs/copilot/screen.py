@@ -12,7 +12,6 @@ import gradio as gr
 from agent import graph
 from agent.graph import SessionError, SessionView
 from agent.graph.report import SessionReport
-from agent.overrides import effective_scores
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
@@ -188,8 +187,9 @@ def finished_md(ctx: AppContext, report: SessionReport, ui: Lang, *, key: str) -
     """The finished session's report in the interface language `ui` (the language switch renders it
     again), its scores as Review has them: after its heading, every overridden score, judge → effective,
     with who changed it and why (the overrides kept under `key`, the session's id)."""
-    eff = effective_scores(report, ctx.services.overrides.rows(key), key=key)
-    return views.finished_report_md(report, eff, ctx.rubric, ui)
+    eff, problem = ctx.scores_and_log_problem(report, key)
+    shown = views.finished_report_md(report, eff, ctx.rubric, ui)
+    return f"{t('ui.log_unreadable', ui, why=problem)}\n\n{shown}" if problem else shown
 
 
 RERENDERED = ("waiting", "suggestions", "draft", "sources", "accept", "override", "status", "log_status")
