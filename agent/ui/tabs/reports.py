@@ -23,6 +23,7 @@ from agent.ui.charts import radar
 from agent.ui.context import AppContext, lang_of
 from agent.ui.files import download_dir
 from agent.ui.tabs.shared import session_choice
+from agent.ui.texts import Texts
 from agent.util.messages import bracketed, enumerated, t
 
 HISTORY_LIMIT = 50
@@ -52,38 +53,13 @@ def build(ctx: AppContext) -> None:
                 rep_chart = T(gr.Plot, {"label": "ui.radar"}, elem_id="reports-radar")
             with gr.Column(scale=2):
                 rep_summary = gr.Markdown("", elem_id="reports-summary")
+                # each off until a report is open (issue 12: a click before did nothing)
                 with gr.Row():
-                    # off until a report is open: a click before did nothing (issue 12)
-                    rep_json = T(
-                        gr.DownloadButton,
-                        {"label": "ui.download_json"},
-                        value=None,
-                        interactive=False,
-                        elem_id="download-json",
-                    )
-                    rep_md = T(
-                        gr.DownloadButton,
-                        {"label": "ui.download_md"},
-                        value=None,
-                        interactive=False,
-                        elem_id="download-md",
-                    )
+                    rep_json = _download(T, "ui.download_json", "download-json")
+                    rep_md = _download(T, "ui.download_md", "download-md")
                 with gr.Row():
-                    rep_pkg_zip = T(
-                        gr.DownloadButton,
-                        {"label": "ui.download_package"},
-                        value=None,
-                        interactive=False,
-                        variant="primary",
-                        elem_id="download-package",
-                    )
-                    rep_pkg_html = T(
-                        gr.DownloadButton,
-                        {"label": "ui.download_package_page"},
-                        value=None,
-                        interactive=False,
-                        elem_id="download-package-page",
-                    )
+                    rep_pkg_zip = _download(T, "ui.download_package", "download-package", variant="primary")
+                    rep_pkg_html = _download(T, "ui.download_package_page", "download-package-page")
                 T(gr.Markdown, {"value": "ui.package_hint"}, elem_id="package-hint")
         rep_history = T(
             gr.Dataframe,
@@ -139,6 +115,11 @@ def build(ctx: AppContext) -> None:
         api_name="reports_rerender",
         show_progress="hidden",
     )
+
+
+def _download(T: Texts, label: str, elem_id: str, **kw: Any) -> gr.DownloadButton:
+    """A download of the open report, labelled `label` (a message key), off until a report is open."""
+    return T(gr.DownloadButton, {"label": label}, value=None, interactive=False, elem_id=elem_id, **kw)
 
 
 def history_headers(lang: Lang) -> list[str]:
