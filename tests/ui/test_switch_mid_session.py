@@ -179,9 +179,9 @@ def test_a_switch_mid_session_renders_every_output_again(
     _shows(page, "#copilot-draft", "Draft scores")
     page.locator("#copilot-reviewer :is(input, textarea)").fill("rita")
     page.locator("#copilot-accept").click()
-    _shows(page, "#copilot-log-status", "Saved:")
+    _shows(page, "#copilot-log-status", "Accepted:")
     accepted: Seen = {
-        "#copilot-log-status": ("Saved:", "已保存："),
+        "#copilot-log-status": ("Accepted:", "已接受："),
         "#copilot-draft": ("Draft scores", "草拟得分"),
         "#copilot-suggestions": ("Suggested follow-ups", "建议追问"),
         "#copilot-accept": ("Accept", "接受"),
