@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from agent.contracts.report import JudgeNote, RoundAssessment
+from agent.contracts.report import RoundAssessment
 from agent.contracts.transcript import TranscriptRound
 from agent.graph.asked import asked_already, interviewer_turns, not_asked
 from agent.graph.assessment import assess_round, assessment_key
@@ -41,6 +41,7 @@ from agent.graph.state import (
     planned,
 )
 from agent.judge import capacity
+from agent.judge.notes import catalogue_note
 from agent.judge.scoring import risks_and_actions
 from agent.rubric.model import Lang, Round
 from agent.util import messages
@@ -370,7 +371,7 @@ def score_round(state: InterviewState, runtime: Runtime[GraphContext]) -> Update
         total = len(ctx.rubric.round(plan["round"]).given)
         key = for_mode("interview.asked_unprompted", state["mode"])  # to "you" in practice
         added.append(notice(key, n=len(run["facts_given"]), total=total))
-    ra = ra.with_notes([JudgeNote(key=n.key, text={lg: n.text(lg) for lg in messages.LANGS}) for n in added], lang)
+    ra = ra.with_notes([catalogue_note(n.key, **n.fields) for n in added], lang)
     # the follow-ups the report suggests are those the round did not ask (a blind tester saw asked ones)
     asked = interviewer_turns(state["transcript"][-1])
     left = [f for f in ra.next_followups if not asked_already(f, asked)]

@@ -27,21 +27,20 @@ def _in(value: Field, lang: Lang) -> object:
     return value
 
 
-def _each(say: Callable[[Lang], str]) -> dict[Lang, str]:
-    return {lang: say(lang) for lang in LANGS}
+def _each(say: Callable[..., str], fields: Mapping[str, Field]) -> dict[Lang, str]:
+    """`say(lang, **fields)` in each language, each field in that language."""
+    return {lang: say(lang, **{k: _in(v, lang) for k, v in fields.items()}) for lang in LANGS}
 
 
 def lexicon_note(key: str, message: Text, *, to_candidate: Text | None = None, **fields: Field) -> JudgeNote:
     """The lexicon's message `key` (`message`; `to_candidate`: its wording to the candidate) filled in."""
     return JudgeNote(
         key=key,
-        text=_each(lambda lang: message.fill(lang, **{k: _in(v, lang) for k, v in fields.items()})),
-        to_candidate=None
-        if to_candidate is None
-        else _each(lambda lang: to_candidate.fill(lang, **{k: _in(v, lang) for k, v in fields.items()})),
+        text=_each(message.fill, fields),
+        to_candidate=None if to_candidate is None else _each(to_candidate.fill, fields),
     )
 
 
 def catalogue_note(key: str, **fields: Field) -> JudgeNote:
     """The message catalogue's `key` (messages/*.yaml) filled in."""
-    return JudgeNote(key=key, text=_each(lambda lang: t(key, lang, **{k: _in(v, lang) for k, v in fields.items()})))
+    return JudgeNote(key=key, text=_each(lambda lang, **filled: t(key, lang, **filled), fields))
