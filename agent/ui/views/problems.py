@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.rubric.model import ROUND_IDS, Lang
-from agent.util.messages import enumerated, t
+from agent.util.messages import enumerated, listed, t
 
 SHOWN = 3
 """The problems said; the rest counted."""
@@ -55,8 +55,8 @@ def problem_text(err: Mapping[str, Any], lang: Lang) -> str:
         fields["limit"] = next((ctx[k] for k in ("ge", "gt", "le", "lt") if k in ctx), "")
     elif key in ("too_short", "too_long"):
         fields["limit"] = ctx.get("min_length", ctx.get("max_length", ""))
-    elif key in ("no_answer", "answer_too_long", "answer_nul"):
-        fields.update(i=ctx.get("i", ""), round=ctx.get("round", ""), size=ctx.get("size", ""), limit=ctx.get("limit", ""))
+    elif key in ("no_answer", "answer_too_long", "answer_nul"):  # the transcript's own: its fields as raised
+        fields.update(ctx)
     return t(f"ui.problem.{key}", lang, **fields)
 
 
@@ -64,5 +64,4 @@ def problems_text(errors: Sequence[Mapping[str, Any]], lang: Lang) -> str:
     """The first `SHOWN` of a file's problems in `lang`, the rest counted."""
     said = [problem_text(e, lang) for e in errors[:SHOWN]]
     more = len(errors) - SHOWN
-    text = ("；" if lang == "zh" else "; ").join(said)
-    return text + (t("ui.problem.more", lang, n=more) if more > 0 else "")
+    return listed(said, lang) + (t("ui.problem.more", lang, n=more) if more > 0 else "")
