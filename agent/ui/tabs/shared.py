@@ -333,6 +333,17 @@ def session_errors_noted(note_out: NoteOut, *, kept: str | None = "text") -> Cal
     return decorate
 
 
+def session_shown(state: dict[str, Any], owner: str) -> SessionView | None:
+    """The session a tab shows (`state["sid"]`) as stored; None with none on screen, or when it cannot be read
+    (the tab then stays as it is)."""
+    if not state.get("sid"):
+        return None
+    try:
+        return graph.get_session(state["sid"], owner=owner)
+    except SessionError:
+        return None
+
+
 def view_state(view: SessionView) -> dict[str, Any]:
     """What a tab keeps of the session it shows (the clock's origin in this server's time)."""
     return {

@@ -9,8 +9,7 @@ from typing import Any
 
 import gradio as gr
 
-from agent import graph
-from agent.graph import SessionError, SessionView
+from agent.graph import SessionView
 from agent.graph.report import SessionReport
 from agent.rubric.model import Lang
 from agent.ui import views
@@ -216,11 +215,8 @@ def rerender(
 
 def session_again(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> list[Any]:
     """Whose turn it is, the suggestions' heading, the draft scores and the vLLM sources, in `ui`."""
-    if not state.get("sid"):
-        return [gr.update()] * 4
-    try:
-        view = graph.get_session(state["sid"], owner=owner)
-    except SessionError:
+    view = shared.session_shown(state, owner)
+    if view is None:
         return [gr.update()] * 4
     ra = view.last_assessment
     text = shared.round_text(view, ra.round) if ra else ""
@@ -269,8 +265,5 @@ def decide_on_draft(
     """Accept or Override (`decisions.decide`): what the log says, that line in both languages, and the
     draft again with the decision among those standing on its round (`decisions.decisions_md`)."""
     line, both = decisions.decide(ctx, accept, state, dim, score, reason, reviewer, ui_v, request)
-    try:
-        view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request)) if state.get("sid") else None
-    except SessionError:  # the draft stays as it is
-        view = None
+    view = shared.session_shown(state, ctx.owner_of(owner_v, request))  # none: the draft stays as it is
     return [line, both, draft_md(ctx, view, lang_of(ui_v)) if view is not None else gr.update()]

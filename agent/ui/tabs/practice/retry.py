@@ -12,7 +12,7 @@ from agent.rubric.model import Lang
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import banner_retry, insight_of
 from agent.ui.tabs.said import Said, in_ui, says, verbatim
-from agent.ui.tabs.shared import progress, question_md
+from agent.ui.tabs.shared import progress, question_md, session_shown
 
 
 def retry_out(
@@ -87,8 +87,5 @@ def cancel_retry(
     """Keep the answer as it was: back to the question asked now."""
     closed = bool((state.get("retrying") or {}).get("closed"))
     state = {**state, "retrying": None, "held": closed or bool(state.get("held"))}
-    try:
-        view = graph.get_session(state["sid"], owner=ctx.owner_of(owner_v, request)) if state.get("sid") else None
-    except graph.SessionError:
-        view = None
+    view = session_shown(state, ctx.owner_of(owner_v, request))
     return retry_out(ctx, state, lang_of(ui_v), "", verbatim(""), view)

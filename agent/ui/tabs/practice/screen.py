@@ -10,7 +10,6 @@ from typing import Any
 
 import gradio as gr
 
-from agent import graph
 from agent.contracts.report import RoundAssessment
 from agent.graph import SessionView
 from agent.rubric.model import Lang
@@ -24,6 +23,7 @@ from agent.ui.tabs.shared import (
     recorder_update,
     round_text,
     self_check_box,
+    session_shown,
     snippets_for,
     view_state,
 )
@@ -352,11 +352,8 @@ def rerender(ctx: AppContext, state: dict[str, Any], ui: Lang, owner: str) -> li
     conversation, a spoken answer's delivery figures and the finished session's report, from the stored
     session (the tab's `SessionPane.rerendered`)."""
     keep: list[Any] = [gr.update()] * 7
-    if not state.get("sid"):
-        return keep
-    try:
-        view = graph.get_session(state["sid"], owner=owner)
-    except graph.SessionError:
+    view = session_shown(state, owner)
+    if view is None:
         return keep
     rubric = ctx.rubric
     scored, last = _shown_round(state, view)
