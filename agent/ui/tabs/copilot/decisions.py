@@ -107,10 +107,17 @@ def decide(
     return answer(logged)
 
 
+def standing_decisions(ctx: AppContext, sid: str, round_id: str) -> dict[str, Override]:
+    """The log's latest row for each dimension of the session's round (what stands now), by dimension."""
+    latest: dict[str, Override] = {}
+    for row in sorted((r for r in ctx.services.overrides.rows(sid) if r.round == round_id), key=lambda r: r.id):
+        latest[row.dimension] = row
+    return latest
+
+
 def latest_decision(ctx: AppContext, sid: str, round_id: str, dim: str) -> Override | None:
     """The log's latest row for the session's round and dimension (what stands now), or None."""
-    rows = [r for r in ctx.services.overrides.rows(sid) if r.round == round_id and r.dimension == dim]
-    return max(rows, key=lambda r: r.id) if rows else None
+    return standing_decisions(ctx, sid, round_id).get(dim)
 
 
 def picked_score(ctx: AppContext, state: dict[str, Any] | None, dim: str | None) -> Any:
@@ -161,12 +168,9 @@ def decisions_md(ctx: AppContext, sid: str, ra: RoundAssessment, ui: Lang) -> st
     has moved since (issue 12: the draft table did not show them until the round closed); "" for none, or
     when the log cannot be read (Accept and Override say its problem)."""
     try:
-        rows = [r for r in ctx.services.overrides.rows(sid) if r.round == ra.round]
+        latest = standing_decisions(ctx, sid, ra.round)
     except OverrideLogError:
         return ""
-    latest: dict[str, Override] = {}
-    for row in sorted(rows, key=lambda x: x.id):
-        latest[row.dimension] = row
     lines = []
     for d in DIMENSIONS:
         if (r := latest.get(d)) is None:
