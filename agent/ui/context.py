@@ -10,9 +10,9 @@ import functools
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Container
+from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import gradio as gr
 
@@ -134,7 +134,9 @@ class AppContext:
         when the log cannot be read (naming the log's problem is Review's: `review.log_problem`)."""
         return self.scores_and_log_problem(report, key)[0]
 
-    def scores_and_log_problem(self, report: Report, key: str | None = None) -> tuple[list[EffectiveScore], str | None]:
+    def scores_and_log_problem(
+        self, report: Report, key: str | None = None
+    ) -> tuple[list[EffectiveScore], str | None]:
         """`standing_scores`, and why the log could not be read (None when it was): for a screen to say so."""
         try:
             rows = self.services.overrides.rows(key or report.id)
@@ -155,10 +157,13 @@ class AppContext:
         function keeps both, less the parameters bound here."""
         signature = inspect.signature(handler)
 
-        @functools.wraps(handler)
-        def bound(*inputs: Any, **kwargs: Any) -> R:
+        def called(*inputs: Any, **kwargs: Any) -> R:
             return handler(self, *args, *inputs, **kwargs)
 
+        def streamed(*inputs: Any, **kwargs: Any) -> Any:  # Gradio streams a generator function's yields
+            yield from cast(Iterator[Any], handler(self, *args, *inputs, **kwargs))
+
+        bound = functools.wraps(handler)(streamed if inspect.isgeneratorfunction(handler) else called)
         rest = list(signature.parameters.values())[1 + len(args) :]
         bound.__signature__ = signature.replace(parameters=rest)  # type: ignore[attr-defined]
         return bound

@@ -35,6 +35,9 @@ def test_gradio_sees_each_handler_without_the_context_and_fills_in_its_request(a
     assert {"start_practice", "send_answer", "record_answer", "save_override", "restore_owner"} <= set(
         with_request
     )
+    # the transcriptions yield "Transcribing…" first: Gradio streams them only when it sees a generator
+    streamed = {f.api_name for f in fns if inspect.isgeneratorfunction(f.fn)}
+    assert {"transcribe_practice", "transcribe_copilot"} <= streamed, streamed
 
 
 def _noted(*given: Any) -> list[Any]:
@@ -76,7 +79,14 @@ def test_a_session_error_becomes_a_note_and_the_answer_stays() -> None:
     # no answer being written: the answer box as it was (None), not emptied
     assert _close("ctx", state, "fr") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, None]
     # a question is not an answer: it does not land in the answer box (issue 12, Co-pilot's Ask)
-    assert _ask("ctx", "And the KV cache?", state, "en") == ["noted", "ctx", state, "en", {"en": no_such, "zh": no_such}, None]
+    assert _ask("ctx", "And the KV cache?", state, "en") == [
+        "noted",
+        "ctx",
+        state,
+        "en",
+        {"en": no_such, "zh": no_such},
+        None,
+    ]
 
 
 def test_other_errors_are_not_turned_into_notes() -> None:

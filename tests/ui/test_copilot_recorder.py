@@ -1,6 +1,6 @@
 """Co-pilot's recorder is emptied with the answer box (issue 12: after Save answer it still held the recording,
 so Transcribe on the next answer pasted the saved one again), as Practice's is (`moved_on`,
-`shared.recorder_update`); an answer refused keeps its recording."""
+`recording.recorder_update`); an answer refused keeps its recording."""
 
 from __future__ import annotations
 

@@ -68,7 +68,10 @@ SEEN = {
 }
 OTHER = {"en": "zh", "zh": "en"}
 PLAYERS = ["#practice-question-audio", "#practice-mic"]
-GRADIO_PLAYER = {"en": {"download": "Download", "clear": "Clear"}, "zh": {"download": "下载", "clear": "清除"}}
+GRADIO_PLAYER = {
+    "en": {"download": "Download", "clear": "Clear"},
+    "zh": {"download": "下载", "clear": "清除"},
+}
 """Gradio's own words in a player holding audio (its frontend's en and zh-CN messages)."""
 WATCH_PLAYERS_JS = """(players) => {
   clearInterval(window.coachPlayersWatch);
@@ -112,7 +115,11 @@ def _text(page: Page, selector: str) -> str:
 
 
 def _labels(page: Page, selector: str) -> list[str]:
-    return list(page.evaluate("s => [...document.querySelectorAll(`${s} [aria-label]`)].map(e => e.ariaLabel)", selector))
+    return list(
+        page.evaluate(
+            "s => [...document.querySelectorAll(`${s} [aria-label]`)].map(e => e.ariaLabel)", selector
+        )
+    )
 
 
 def _players_kept(page: Page, screenshots: Path, lang: str) -> None:
@@ -157,6 +164,9 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     # (labelled in the interface language: static/gradio_fixed.js gives Gradio's fixed English in Chinese)
     page.locator("#practice-mic button:is([aria-label='Upload file'], [aria-label='上传文件'])").click()
     page.locator("#practice-mic input[type=file]").set_input_files(str(spoken_wav[lang]))
+    # under way: the status line says so while the box waits (issue 12: only Gradio's spinner moved)
+    page.locator("#practice-status").get_by_text(t("ui.transcribing", lang)).wait_for()
+    _shot(page, screenshots, f"14-transcribing-{lang}")
     page.locator("#practice-status").get_by_text(seen["transcribed"]).wait_for(timeout=180_000)
     answer = page.locator("#answer textarea").input_value()
     assert ("cache" in answer.lower()) if lang == "en" else ("调" in answer), answer
@@ -179,7 +189,9 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     _shot(page, screenshots, f"14a-delivery-{lang}")
 
     # the recording went with the answer: the recorder is empty, and Transcribe says there is nothing to transcribe
-    page.wait_for_function("s => !/\\d:\\d\\d/.test(document.querySelector(s)?.innerText || '')", arg="#practice-mic")
+    page.wait_for_function(
+        "s => !/\\d:\\d\\d/.test(document.querySelector(s)?.innerText || '')", arg="#practice-mic"
+    )
     assert GRADIO_PLAYER[lang]["clear"] not in _labels(page, "#practice-mic")
     page.locator("#transcribe").click()
     _shows(page, "#practice-status", t("ui.no_audio", lang))
@@ -208,7 +220,7 @@ def test_a_spoken_answer_shows_its_delivery_figures_beside_the_insight(
     # status line says so (issue 12: it was written into the box the answer had left)
     page.locator("#practice-mic button:is([aria-label='Upload file'], [aria-label='上传文件'])").click()
     page.locator("#practice-mic input[type=file]").set_input_files(str(spoken_wav[lang]))
-    page.wait_for_function("() => !!document.querySelector('#practice-status .progress-text')")  # under way
+    page.locator("#practice-status").get_by_text(t("ui.transcribing", lang)).wait_for()  # under way
     typed = "The scheduler admits requests while KV blocks remain."
     page.locator("#answer textarea").fill(typed)
     page.locator("#send").click()

@@ -13,7 +13,7 @@ from agent.rubric.model import Lang
 from agent.ui.context import AppContext
 from agent.ui.tabs.copilot import sessions as copilot_sessions
 from agent.ui.tabs.practice import answers, sessions
-from agent.ui.tabs.shared import transcribe_into
+from agent.ui.tabs.recording import transcribe_into
 from agent.voice.stt import Transcription
 
 OTHER: dict[str, Lang] = {"en": "zh", "zh": "en"}
@@ -48,7 +48,7 @@ def test_practice_transcribes_in_the_sessions_language(
     state = sessions.start_practice(ctx, "concepts", lang, "", {}, ui, "tab:me", page)[0]  # type: ignore[arg-type]
     # the set-up row's language as started, then moved to the other one (the session keeps its language)
     for row_lang in (lang, OTHER[lang]):
-        box, *_ = answers.transcribe_answer(ctx, recording, "", state, row_lang, ui, [], page)  # type: ignore[arg-type]
+        box, *_ = list(answers.transcribe_answer(ctx, recording, "", state, row_lang, ui, [], page))[-1]  # type: ignore[arg-type]
         assert box == "调度器 scheduler"
     assert stt.languages == [lang, lang]
 
@@ -61,7 +61,7 @@ def test_copilot_transcribes_in_the_sessions_language(
     ui = OTHER[lang]
     state = copilot_sessions.start_copilot(ctx, "concepts", lang, {}, ui, "tab:me", page)[0]  # type: ignore[arg-type]
     for row_lang in (lang, OTHER[lang]):
-        transcribe_into(ctx, recording, "", state, row_lang, ui, page)  # type: ignore[arg-type]
+        list(transcribe_into(ctx, recording, "", state, row_lang, ui, page))  # type: ignore[arg-type]
     assert stt.languages == [lang, lang]
 
 
@@ -70,7 +70,6 @@ def test_before_a_session_the_rows_language_is_the_one(
     ctx: AppContext, stt: HeardStt, recording: str, lang: str
 ) -> None:
     page = SimpleNamespace(username=None, session_hash="page-1")
-    answers.transcribe_answer(ctx, recording, "", {}, lang, OTHER[lang], [], page)  # type: ignore[arg-type]
-    transcribe_into(ctx, recording, "", {}, lang, OTHER[lang], page)  # type: ignore[arg-type]
+    list(answers.transcribe_answer(ctx, recording, "", {}, lang, OTHER[lang], [], page))  # type: ignore[arg-type]
+    list(transcribe_into(ctx, recording, "", {}, lang, OTHER[lang], page))  # type: ignore[arg-type]
     assert stt.languages == [lang, lang]
-

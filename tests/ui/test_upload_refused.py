@@ -15,7 +15,7 @@ import pytest
 
 from agent.ui.context import AppContext
 from agent.ui.files import UploadRefused, safe_upload
-from agent.ui.tabs import shared
+from agent.ui.tabs import recording
 from agent.ui.tabs.review import open_report_file
 
 ENGLISH_WORDS = re.compile(
@@ -86,7 +86,7 @@ def test_a_refused_recording_is_said_in_each_interface_language(tmp_path: Path, 
     ctx = cast(AppContext, SimpleNamespace(services=SimpleNamespace()))
     outside = tmp_path / "elsewhere.wav"
     outside.write_bytes(b"RIFF")
-    _, status, heard = shared.transcribe(ctx, str(outside), "", {"lang": "zh"}, "zh")
+    _, status, heard = recording.transcribe(ctx, str(outside), "", {"lang": "zh"}, "zh")
     assert heard is None
     assert status["zh"].startswith("无法打开该文件：") and not ENGLISH_WORDS.search(status["zh"]), status
     assert status["en"].startswith("Cannot open this file: ") and "only from uploads" in status["en"], status

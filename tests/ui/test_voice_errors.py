@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 
 from agent.ui.context import AppContext
-from agent.ui.tabs import shared
+from agent.ui.tabs import recording
 from agent.ui.tabs.practice.speech import speak
 from agent.voice import AudioDecodeError, EspeakTTS, VoiceUnavailable, WhisperSTT, decode, whisper_model_dir
 
@@ -81,12 +81,12 @@ class _Refuses(WhisperSTT):
 def test_a_transcription_failure_is_said_in_each_interface_language(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(shared, "safe_upload", lambda p, **_: Path(p))
+    monkeypatch.setattr(recording, "safe_upload", lambda p, **_: Path(p))
     wav = tmp_path / "a.wav"
     wav.write_bytes(b"RIFF")
     for e in _failures(tmp_path, monkeypatch):
         stt = _Refuses(e)
-        _, status, heard = shared.transcribe(_ctx(stt=lambda s=stt: s), str(wav), "", {"lang": "zh"}, "zh")
+        _, status, heard = recording.transcribe(_ctx(stt=lambda s=stt: s), str(wav), "", {"lang": "zh"}, "zh")
         assert heard is None
         assert not ENGLISH_WORDS.search(status["zh"]), status["zh"]
         assert str(e) in status["en"]

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from agent.ui.tabs.shared import transcribe
+from agent.ui.tabs.recording import transcribe
 from agent.voice import AudioDecodeError, EndpointSTT, VoiceUnavailable, WhisperSTT, ensure_whisper_base
 from agent.voice.models import WHISPER_BASE_SHA256, sha256_file, whisper_model_dir
 from agent.voice.stt import collapse_loops

@@ -1,5 +1,5 @@
-"""What more than one tab does: a session's plan (the self-check box), question, progress and sources, speech
-to text, overrides."""
+"""What more than one tab does: a session's plan (the self-check box), question, progress and sources,
+overrides (speech to text: `recording`)."""
 
 from __future__ import annotations
 
@@ -22,12 +22,9 @@ from agent.overrides import NewOverride, OverrideLogError
 from agent.rubric.model import DIMENSIONS, SELF_CHECK, Lang
 from agent.ui import views
 from agent.ui.context import LANG_CHOICES, AppContext, lang_of
-from agent.ui.files import UploadRefused, safe_upload
 from agent.ui.sources import SourcesUnavailable
-from agent.ui.tabs.said import Said, in_ui, said, says, verbatim
+from agent.ui.tabs.said import Said, said, says, verbatim
 from agent.util.messages import bracketed, labelled, t
-from agent.voice import AudioDecodeError, Transcription, VoiceUnavailable, in_each
-from agent.voice.stt import MAX_AUDIO_BYTES
 
 SNIPPETS_SHOWN = 3
 
@@ -61,24 +58,6 @@ def session_tab(ctx: AppContext, name: str, tab_id: str) -> gr.Tab:
     tab = gr.Tab(t(name, ctx.ui_lang), id=tab_id)
     ctx.texts.register(tab, {"label": name})
     return tab
-
-
-def recorder(ctx: AppContext, elem_id: str, **layout: Any) -> gr.Audio:
-    """The microphone, or an uploaded recording, for an answer spoken (`transcribe` puts it in the box)."""
-    return ctx.texts(
-        gr.Audio,
-        {"label": "ui.record"},
-        sources=["microphone", "upload"],
-        type="filepath",
-        elem_id=elem_id,
-        **layout,
-    )
-
-
-def recorder_update(state: dict[str, Any], *, on: bool) -> Any:
-    """The recorder, on or off; emptied when the answer box was (`state["moved_on"]`: the answer taken, the
-    interview moved on, another session), so Transcribe cannot paste that recording again."""
-    return gr.update(interactive=on, value=None) if state.get("moved_on") else gr.update(interactive=on)
 
 
 def override_score(ctx: AppContext, prefix: str) -> tuple[gr.Dropdown, gr.Slider]:
@@ -410,53 +389,6 @@ def snippets_for(ctx: AppContext, text: str, ui: Lang) -> str:
     except Exception as e:  # the index is an aid: its failure must not break the interview
         return t("ui.sources_unavailable", ui, why=f"{type(e).__name__}: {e}")
     return views.snippets_md(found, ui)
-
-
-def transcribe_into(
-    ctx: AppContext,
-    audio: str | None,
-    current: str | None,
-    state: dict[str, Any],
-    lang: str,
-    ui_v: str,
-    request: gr.Request,
-) -> tuple[Any, str, Said]:
-    """Co-pilot's (the answer with the transcript appended, a status line, the line in both languages): the
-    session's language is forced. An answer saved while it was transcribed keeps its box: the transcript is
-    dropped and the status line says so (`SentAnswers`)."""
-    sent = ctx.sent.count("copilot", request.session_hash)
-    text, status, _ = transcribe(ctx, audio, current, state, lang)
-    if ctx.sent.count("copilot", request.session_hash) != sent:
-        status = says("ui.transcript_late")
-        return gr.update(), in_ui(status, lang_of(ui_v)), status
-    return text, in_ui(status, lang_of(ui_v)), status
-
-
-def transcribe(
-    ctx: AppContext, audio: str | None, current: str | None, state: dict[str, Any], lang: str
-) -> tuple[str, Said, Transcription | None]:
-    """The answer with the transcript appended, the status line in both languages, and what was heard with
-    its timestamps (None when nothing was): `transcribe_into`."""
-    current = current or ""
-    lang = lang_of(state.get("lang") or lang)
-    if not audio:
-        return current, says("ui.no_audio"), None
-    try:
-        path = safe_upload(audio, max_bytes=MAX_AUDIO_BYTES)
-        heard = ctx.services.stt().transcribe(path, lang)
-    except UploadRefused as e:
-        refused = said(e.text)
-        return current, said(lambda ui: t("ui.bad_file", ui, why=refused[ui])), None
-    except AudioDecodeError as e:
-        why = in_each(e)
-        return current, said(lambda ui: f"⚠️ {why[ui]}"), None
-    except VoiceUnavailable as e:
-        why = in_each(e)
-        return current, said(lambda ui: t("ui.voice_unavailable", ui, why=why[ui])), None
-    if not heard.text:
-        return current, says("ui.no_speech"), None
-    text = f"{current.rstrip()} {heard.text}".strip() if current.strip() else heard.text
-    return text, says("ui.transcribed", seconds=heard.duration_s, engine=heard.engine), heard
 
 
 def override_logged(

@@ -14,7 +14,7 @@ from agent.graph.report import SessionReport
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext, lang_of
-from agent.ui.tabs import shared
+from agent.ui.tabs import recording, shared
 from agent.ui.tabs.copilot import decisions
 from agent.ui.tabs.copilot.decisions import decision_labels
 from agent.ui.tabs.said import Said, in_ui, joined, keyed, says, verbatim
@@ -90,7 +90,10 @@ def copilot_out(
         shared.snippets_for(ctx, shared.round_text(view, ra.round), ui) if (ra and answered) else gr.update(),
         in_ui(notes, ui),
         json.loads(view.model_dump_json(exclude={"report"})),
-        *[shared.recorder_update(state, on=not done) if c == "mic" else gr.update(interactive=on[c]) for c in CONTROLS],
+        *[
+            recording.recorder_update(state, on=not done) if c == "mic" else gr.update(interactive=on[c])
+            for c in CONTROLS
+        ],
         plan,
         lang,
         shared.self_check_box(self_check, view),
@@ -179,7 +182,6 @@ def draft_md(ctx: AppContext, view: SessionView, ui: Lang) -> str:
         return views.assessment_md(ra, ctx.rubric, ui, heading="ui.draft_scores") + decided
     closed = views.assessment_md(ra, ctx.rubric, ui, heading="ui.closed_scores")
     return f"{closed}{decided}\n\n{t('ui.closed_scores_note', ui)}"
-
 
 
 def finished_md(ctx: AppContext, report: SessionReport, ui: Lang, *, key: str) -> str:

@@ -9,15 +9,14 @@ from agent.ui.tabs.copilot.decisions import decision_labels, labels_after_step, 
 from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, decide_on_draft, rerender
 from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
+from agent.ui.tabs.recording import recorder, transcribe_into
 from agent.ui.tabs.shared import (
     PlanIds,
     SessionPane,
     override_score,
     plan_row,
     raw_session,
-    recorder,
     session_tab,
-    transcribe_into,
 )
 from agent.util.messages import t
 
@@ -66,7 +65,11 @@ def build(ctx: AppContext) -> SessionPane:
                 c_next = T(gr.Textbox, {"label": "ui.next_question"}, lines=2, elem_id="copilot-next")
                 with gr.Row():
                     c_ask = T(
-                        gr.Button, {"value": "ui.ask"}, variant="primary", interactive=False, elem_id="copilot-ask"
+                        gr.Button,
+                        {"value": "ui.ask"},
+                        variant="primary",
+                        interactive=False,
+                        elem_id="copilot-ask",
                     )
                     c_close = T(
                         gr.Button, {"value": "ui.close_round"}, interactive=False, elem_id="copilot-close"

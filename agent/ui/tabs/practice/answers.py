@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from functools import partial
 from typing import Any, Protocol
 
@@ -14,8 +15,9 @@ from agent import graph
 from agent.graph import SessionView
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
+from agent.ui.tabs.recording import transcribe, under_way
 from agent.ui.tabs.said import Said, in_ui, says
-from agent.ui.tabs.shared import session_errors_noted, transcribe
+from agent.ui.tabs.shared import session_errors_noted
 from agent.voice.delivery import Delivery, combine, delivery_of
 
 
@@ -30,7 +32,9 @@ def send_answer(
     request: gr.Request,
 ) -> list[Any]:
     text = text or ""
-    ctx.sent.send("practice", request.session_hash)  # a transcription still running is dropped (`SentAnswers`)
+    ctx.sent.send(
+        "practice", request.session_hash
+    )  # a transcription still running is dropped (`SentAnswers`)
     step, before, earlier = partial(graph.answer, text=text), state, None
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
         step = partial(graph.retry_answer, text=text)
@@ -63,25 +67,32 @@ def transcribe_answer(
     ui_v: str,
     heard: list[dict[str, Any]] | None,
     request: gr.Request,
-) -> tuple[Any, str, Any, Said]:
+) -> Iterator[tuple[Any, str, Any, Said]]:
     """The recording transcribed into the answer box (the session's language forced), and kept with its
     delivery figures beside the recordings still in the box (those a new answer replaced are dropped),
-    for Send to show beside the insight; the status line, and last that line in both languages. An answer
-    sent while it was transcribed keeps its box: the transcript is dropped and the status line says so."""
+    for Send to show beside the insight; the status line, and last that line in both languages;
+    "Transcribing…" first. An answer sent while it was transcribed keeps its box: the transcript is
+    dropped and the status line says so."""
     sent = ctx.sent.count("practice", request.session_hash)
+    if audio:
+        note = under_way()
+        yield gr.update(), in_ui(note, lang_of(ui_v)), gr.update(), note
     text, status, got = transcribe(ctx, audio, current, state, lang)
     if ctx.sent.count("practice", request.session_hash) != sent:
         dropped = says("ui.transcript_late")
-        return gr.update(), in_ui(dropped, lang_of(ui_v)), gr.update(), dropped
+        yield gr.update(), in_ui(dropped, lang_of(ui_v)), gr.update(), dropped
+        return
     shown = in_ui(status, lang_of(ui_v))
     kept = [h for h in heard or [] if still_in(h.get("text", ""), current or "")]
     if got is None:
-        return text, shown, kept, status
+        yield text, shown, kept, status
+        return
     try:
         figures = delivery_of(got)
     except (OSError, ValueError):  # the figures are an aid: the transcript goes into the box regardless
-        return text, shown, kept, status
-    return text, shown, [*kept, {"text": got.text, "delivery": figures.model_dump(mode="json")}], status
+        yield text, shown, kept, status
+        return
+    yield text, shown, [*kept, {"text": got.text, "delivery": figures.model_dump(mode="json")}], status
 
 
 _TOKENS = re.compile(r"[\u3400-\u9fff]|[a-z0-9]+")
@@ -127,7 +138,9 @@ def continue_round(
     A retry of the answer the round closed on, open and not sent, is dropped: the status line says so (the
     answer and its scores stand)."""
     dropped = says("ui.retry_not_sent") if state.get("retrying") else None
-    return on_session(ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True, note=dropped)
+    return on_session(
+        ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True, note=dropped
+    )
 
 
 class Step(Protocol):

@@ -15,12 +15,12 @@ from agent.graph import SessionView
 from agent.rubric.model import Lang
 from agent.ui import views
 from agent.ui.context import AppContext
+from agent.ui.tabs.recording import recorder_update
 from agent.ui.tabs.said import Said, in_ui, joined, keyed, said, verbatim
 from agent.ui.tabs.shared import (
     plan_controls,
     progress,
     question_md,
-    recorder_update,
     round_text,
     self_check_box,
     session_shown,
@@ -296,7 +296,9 @@ def _delivery_shown(delivery: Delivery | None, ui: Lang) -> Any:
     return gr.update(value=views.delivery_md(delivery, ui), visible=True) if delivery else _no_delivery()
 
 
-def _shown_round(state: dict[str, Any], view: SessionView) -> tuple[RoundAssessment | None, RoundAssessment | None]:
+def _shown_round(
+    state: dict[str, Any], view: SessionView
+) -> tuple[RoundAssessment | None, RoundAssessment | None]:
     """The scores of the round the tab shows (`shown_round`: closed, or its assessment so far), and the
     session's last assessment."""
     shown = state.get("shown_round")

@@ -23,8 +23,9 @@ from agent.ui.tabs.practice.sessions import (
     start_practice,
 )
 from agent.ui.tabs.practice.speech import speak_question
+from agent.ui.tabs.recording import recorder
 from agent.ui.tabs.said import follow_switch
-from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, recorder, session_tab
+from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, session_tab
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
 """After Start, Resume, Send, Finish and Continue: on a narrow screen (a phone), the new question, or the
