@@ -19,9 +19,9 @@ _BY_TYPE = {
     "missing": "missing",
     "literal_error": "literal",
     "greater_than_equal": "min",
-    "greater_than": "min",
+    "greater_than": "above",
     "less_than_equal": "max",
-    "less_than": "max",
+    "less_than": "below",
     "too_short": "too_short",
     "too_long": "too_long",
     "no_answer": "no_answer",
@@ -51,7 +51,7 @@ def problem_text(err: Mapping[str, Any], lang: Lang) -> str:
     if key == "literal":  # pydantic's "'embedded' or 'vllm'": the values, listed as `lang` lists them
         expected = str(ctx.get("expected", ""))
         fields["expected"] = enumerated(re.findall(r"'[^']*'", expected), lang) or expected
-    elif key in ("min", "max"):
+    elif key in ("min", "max", "above", "below"):
         fields["limit"] = next((ctx[k] for k in ("ge", "gt", "le", "lt") if k in ctx), "")
     elif key in ("too_short", "too_long"):
         fields["limit"] = ctx.get("min_length", ctx.get("max_length", ""))
