@@ -276,7 +276,8 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
     A window never spans a sentence missing from `sents` (e.g. one dropped as an injection), nor
     two answers. An answer is read with its question: when the window itself matches at least one
     group, the question it replies to may supply one more (the subject a follow-up answer leaves
-    unsaid: "No, smaller ones waste less tail memory" to "Is a smaller block size always better?").
+    unsaid: "No, smaller ones waste less tail memory" to "Is a smaller block size always better?"); not for
+    cues that are `answer_only`.
     """
     groups = [tuple(g) for g in cues.groups]
     window = cues.window or window
@@ -293,7 +294,7 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
             i += 1
     asked: dict[str, int] = {}
     for s in sents:
-        if s.question and s.question not in asked:
+        if s.question and s.question not in asked and not cues.answer_only:
             asked[s.question] = sum(1 << k for k, g in enumerate(groups) if any_term(s.question, g))
     best = CueMatch(0, cues.required, None)
     for i in range(len(sents)):

@@ -82,6 +82,9 @@ class Cues(_Strict):
     need: int | None = None
     window: int | None = Field(default=None, ge=1, le=3)
     """How many consecutive sentences may share the groups (default 2; 1 = within one sentence)."""
+    answer_only: bool = False
+    """Every group in the candidate's own words: the question an answer replies to supplies none (an item that
+    is the candidate asking: the interviewer's "How would you …?" is not the candidate's question)."""
 
     @field_validator("groups")
     @classmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.graph.followups import matched_facts
 from agent.judge.matching import match_cues, sentences
 from agent.rubric import load_rubric
 from agent.rubric.loader import Rubric
@@ -192,3 +193,40 @@ def test_a_named_cost_of_small_blocks_is_a_concrete_specific(rubric: Rubric) -> 
     tradeoffs = next(d for d in assess_answer(rubric, "concepts", answer, "en").dimensions if d.dimension == "tradeoffs")
     assert not any(c.startswith("few_specifics") for c in tradeoffs.caps)
     assert tradeoffs.score >= 3
+
+
+# a blind tester's capacity walk-through (issue 12): asking for the missing inputs was ticked for answers that
+# asked nothing: in English the interviewer's "How would you confirm …?" lent the answer its question word; in
+# Chinese the candidate's own "为什么不能…" (why) read as "什么" (what)
+CONFIRM = "How would you confirm that the KV budget per rank you computed is really available?"
+CONFIRMED = (
+    "I would verify it from runtime evidence: the startup log prints num_gpu_blocks after the profiling run. "
+    "Then I watch /metrics under a load test at p99 lengths and max_model_len."
+)
+WHY_NOT = (
+    "为什么不能作为生产并发承诺：没有算最大 batch 时的激活峰值，也没有算前缀和输出长度的长尾；"
+    "p95 挡不住 p99 或最长请求导致的 OOM 和抢占。"
+)
+
+
+def test_the_interviewers_question_word_is_not_the_candidates_asking(rubric: Rubric) -> None:
+    item = next(i for i in rubric.evidence("capacity") if i.id == "cap-ask-inputs")
+    assert not match_cues(item.cues, CONFIRMED, sentences(CONFIRMED, question=CONFIRM)).found
+
+
+def test_why_in_an_answer_is_not_asking_for_an_input(rubric: Rubric) -> None:
+    assert not ticked(rubric, "capacity", "cap-ask-inputs", WHY_NOT)
+    assert not matched_facts(rubric.round("capacity"), WHY_NOT, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Before I compute: what is the p99 length, and is max_model_len set?",
+        "先问一下：p99 长度是多少？有没有复制的权重？",
+        "I'd need to know the block size and whether any weights are replicated.",
+    ],
+)
+def test_asking_for_an_input_is_ticked_and_answered(rubric: Rubric, text: str) -> None:
+    assert ticked(rubric, "capacity", "cap-ask-inputs", text)
+    assert matched_facts(rubric.round("capacity"), text, [])
