@@ -230,3 +230,22 @@ def test_why_in_an_answer_is_not_asking_for_an_input(rubric: Rubric) -> None:
 def test_asking_for_an_input_is_ticked_and_answered(rubric: Rubric, text: str) -> None:
     assert ticked(rubric, "capacity", "cap-ask-inputs", text)
     assert matched_facts(rubric.round("capacity"), text, [])
+
+
+@pytest.mark.parametrize(
+    ("item", "text"),
+    [
+        ("lifecycle-learn", "Postmortem with two concrete fixes: a canary gate that fails on sampling-backend changes."),
+        ("lifecycle-learn", "最后复盘：加一条兼容矩阵，再加一个 canary gate。"),
+        ("lifecycle-learn", "After: timeline kept; add a canary gate that aborts on fallback warnings."),
+        ("lifecycle-diagnose", "Read-only diff canary vs old: image SHA, effective sampling path, batch sizes."),
+    ],
+)
+def test_a_lifecycle_stage_said_in_other_words_is_ticked(rubric: Rubric, item: str, text: str) -> None:
+    """Strong incident answers by new blind authors lost validation 5 on the learn stage said as 'fixes' /
+    '加一条', or diagnosis said as a read-only diff."""
+    assert ticked(rubric, "incident", item, text)
+
+
+def test_a_postmortem_alone_is_not_learning(rubric: Rubric) -> None:
+    assert not ticked(rubric, "incident", "lifecycle-learn", "We would do a postmortem later.")
