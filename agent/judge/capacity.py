@@ -165,7 +165,8 @@ class _Target:
     unit: str  # which Quantity.unit values may match ("" also matches a bare number for counts)
     binary_only: bool = False  # a signature that only a value labelled GiB (not GB) shows
     unless: str | None = None
-    """a reference value (`_targets` name) that, stated right in binary units, makes this signature a slip"""
+    """a reference value (`_targets` name) that, stated right as well (in binary units), makes this value a step
+    on the way or a slip the candidate corrected ("80 GiB, 20 per rank... no, wait: 74.5 GiB"), not the mistake"""
 
 
 def _targets(r: CapacityReference) -> list[_Target]:
@@ -187,7 +188,12 @@ def _error_signatures(p: CapacityParams, r: CapacityReference) -> list[tuple[str
     per_rank_gb = r.weights_bytes / GB / p.tp
     budget_gb = p.gpu_gib - per_rank_gb - p.non_kv_gib - p.reserve_gib
     sig.append(
-        ("gb_as_gib", _Target("weights_per_rank (GB as GiB)", per_rank_gb, "gib-like", binary_only=True))
+        (
+            "gb_as_gib",
+            _Target(
+                "weights_per_rank (GB as GiB)", per_rank_gb, "gib-like", binary_only=True, unless="weights_per_rank_gib"
+            ),
+        )
     )
     if budget_gb > 0:
         # the budget and the count it gives follow from the per-rank weights: after 18.6 GiB per rank they
@@ -206,14 +212,23 @@ def _error_signatures(p: CapacityParams, r: CapacityReference) -> list[tuple[str
             )
         )
     # layers multiplied twice
+    per_token = "kv_bytes_per_token"  # stated right too: the mistaken value was a step on the way to it, or corrected
     sig.append(
-        ("layers_twice", _Target("kv_bytes_per_token x layers", r.kv_bytes_per_token * p.layers, "bytes"))
+        (
+            "layers_twice",
+            _Target(
+                "kv_bytes_per_token x layers", r.kv_bytes_per_token * p.layers, "bytes", unless="request_kv_gib"
+            ),
+        )
     )
     sig.append(("layers_twice", _Target("request_kv x layers", r.request_kv_gib * p.layers, "gib-like")))
     # forgot K and V (factor 2)
     if r.kv_bytes_per_token / 2 not in (r.kv_bytes_per_token,):
         sig.append(
-            ("no_kv_factor", _Target("kv_bytes_per_token without K+V", r.kv_bytes_per_token / 2, "bytes"))
+            (
+                "no_kv_factor",
+                _Target("kv_bytes_per_token without K+V", r.kv_bytes_per_token / 2, "bytes", unless=per_token),
+            )
         )
     # whole-model request KV compared with a per-rank budget
     if r.kv_budget_per_rank_gib > 0:
@@ -225,7 +240,10 @@ def _error_signatures(p: CapacityParams, r: CapacityReference) -> list[tuple[str
     for hq in (16, 32, 40, 48, 52, 56, 64, 96, 128):
         if hq != p.kv_heads:
             sig.append(
-                ("query_heads", _Target(f"kv_bytes_per_token with {hq} heads", per_head * hq, "bytes"))
+                (
+                    "query_heads",
+                    _Target(f"kv_bytes_per_token with {hq} heads", per_head * hq, "bytes", unless=per_token),
+                )
             )
     # weights not divided by TP
     sig.append(

@@ -96,6 +96,25 @@ def test_a_subtraction_slip_after_the_right_weights_is_no_unit_error() -> None:
     assert "decimal GB taken for binary GiB" in check_answer(gb).errors
 
 
+def test_a_slip_the_candidate_corrects_or_a_step_on_the_way_is_no_unit_error() -> None:
+    """A blind author's think-aloud answer (strong, accuracy 4-5 by both labellers) got accuracy 2: '80 GiB, 20
+    per rank... no, wait. That's 80e9 bytes, not GiB: 74.5 GiB' read as GB taken for GiB, and '60 x 8 x 128 x 2 B
+    = 122,880 B... and times 2 because K and V' as the K and V factor left out. With the right value stated too,
+    the other is corrected or a step; alone it still is the mistake."""
+    corrected = (
+        "Weights: 40e9 x 2 B = 80e9 B, so 80 GiB, 20 per rank... no, wait. That's 80e9 bytes, not GiB: about "
+        "74.5 GiB total, ~18.6 GiB per rank. KV budget per rank: 80 - 18.6 - 12 - 8 = 41.4 GiB. Per-token KV: "
+        "60 x 8 x 128 x 2 B = 122,880 B... and times 2 for K and V: 245,760 B. p95 request 0.916 GiB, 0.229 GiB "
+        "per rank; 41.4 / 0.229 = 180 requests."
+    )
+    f = check_answer(corrected)
+    assert not f.errors and f.verdict == "correct", f
+    forgot = "Weights 74.5 GiB, 18.6 GiB per rank, budget 41.4 GiB. KV per token 60 x 8 x 128 x 2 B = 122,880 B."
+    assert "K and V factor of 2 left out" in check_answer(forgot).errors
+    unit = "Weights 80e9 B, so 80 GiB, 20 GiB per rank; budget 80 - 20 - 12 - 8 = 40 GiB."
+    assert "decimal GB taken for binary GiB" in check_answer(unit).errors
+
+
 def test_too_few_numbers_is_insufficient() -> None:
     assert check_answer("It depends on the model; I would profile it.").verdict == "insufficient"
 
