@@ -569,3 +569,18 @@ def test_an_incident_read_from_its_metrics_names_specifics(lex: Lexicon) -> None
     assert len(read.specifics) >= 3
     vague = run_checks("incident", "先看监控、查日志，找到原因后再处理，必要时回滚。", lex)
     assert vague.specifics == []
+
+
+def test_a_figure_the_candidate_computed_and_a_consequence_foreseen_are_no_measured_claim() -> None:
+    """A blind tester's Chinese capacity follow-up got fabricated_metrics (evidence 2 → 'unbacked measured
+    figures') for '…所以每 rank 的 KV 会比我算的 0.229 GiB 大，可容纳的请求数相应减少': a figure the candidate
+    computed, and a decrease foreseen, not measured."""
+    from agent.judge.matching import sentences
+    from agent.judge.numbers import fabricated
+    from agent.rubric import load_rubric
+
+    lex = load_rubric().lexicon
+    said = "如果 H_kv=2 小于 TP=4，KV 头不能均匀切分，所以每 rank 的 KV 会比我算的 0.229 GiB 大，可容纳的请求数相应减少。"
+    assert fabricated(sentences(said), lex) == []
+    claimed = "上线后我们把 TPOT 从 80 ms 降低到 45 ms。"
+    assert fabricated(sentences(claimed), lex) == [claimed]
