@@ -249,3 +249,47 @@ def test_a_lifecycle_stage_said_in_other_words_is_ticked(rubric: Rubric, item: s
 
 def test_a_postmortem_alone_is_not_learning(rubric: Rubric) -> None:
     assert not ticked(rubric, "incident", "lifecycle-learn", "We would do a postmortem later.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p95 request = 3,000 + 1,000 = 4,000 tokens -> 4,000 x 240 KiB = about 0.92 GiB total.",
+        "A 4,000-token request holds about 937.5 MiB of KV.",
+        "p95 请求 4,000 token，大约 0.98 GB 的 KV。",
+    ],
+)
+def test_the_requests_kv_rounded_is_ticked(rubric: Rubric, text: str) -> None:
+    """A blind tester wrote 'about 0.92 GiB total' and was told the 0.916 GiB item was missing."""
+    assert ticked(rubric, "capacity", "cap-request-kv", text)
+
+
+def _signal(rubric: Rubric, text: str) -> bool:
+    sig = next(s for s in rubric.weak_signals("capacity") if s.id == "bound-as-plan")  # type: ignore[arg-type]
+    return match_cues(sig.cues, text, sentences(text, question=rubric.round("capacity").prompt.zh)).found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So in production I would plan for around 140 concurrent requests per instance to keep some headroom.",
+        "I'd recommend planning for ~70–80% of that, i.e. around 130–140 concurrent requests.",
+        "好的，那就按 180 个并发上线吧，应该没问题。",
+    ],
+)
+def test_the_bound_taken_as_the_production_plan_is_a_weak_signal(rubric: Rubric, text: str) -> None:
+    """Both labellers put such medium answers at accuracy 2-3 (the seed: 180 is a KV-only upper bound, never a
+    production concurrency); the judge gave 4 for the arithmetic."""
+    assert _signal(rubric, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "所以 gateway 侧的并发 / token 上限按压测值设，不按 180，回退就是改回网关配置。",
+        "41.4 / 0.229 ≈ 180 个请求，这只是只算 KV 的理论上限。",
+        "Ceiling: 41.4 / 0.229 ≈ 180 requests, not a number I'd put in front of anyone as concurrency.",
+    ],
+)
+def test_the_bound_rejected_or_stated_is_no_plan(rubric: Rubric, text: str) -> None:
+    assert not _signal(rubric, text)
