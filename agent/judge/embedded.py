@@ -54,7 +54,8 @@ class EmbeddedJudge:
             )
         weak = []
         for s in rubric.weak_signals(round_id):
-            m = match_cues(s.cues, answer, sents)
+            # what the candidate got wrong is in their own words: the question lends a weak signal nothing
+            m = match_cues(s.cues.model_copy(update={"answer_only": True}), answer, sents)
             weak.append(
                 SignalFinding(id=s.id, kind="weak", present=m.found, quote=m.quote if m.found else None)
             )

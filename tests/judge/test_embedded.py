@@ -41,3 +41,22 @@ def test_an_answer_said_twice_scores_as_said_once(answer_id: str, rubric: Rubric
     once = assess_answer(rubric, a.round, a.answer, a.language)
     twice = assess_answer(rubric, a.round, f"{a.answer.strip()}\n\n{a.answer.strip()}", a.language)
     assert twice.scores == once.scores
+
+
+def test_a_weak_signal_is_in_the_candidates_own_words(rubric: Rubric) -> None:
+    """A strong design answer (a6, both labellers accuracy 4-5) was capped for treating structured output as tool
+    authorization: 'structured output' came from the prompt, 'is authorized' from the answer, which said the
+    opposite. The question an answer replies to lends a weak signal nothing."""
+    from agent.judge.answer import Answer, AnswerTurn
+
+    prompt = rubric.round("system-design").prompt.en
+    said = (
+        "Tool execution is authorized in our own service layer: constrained decoding guarantees the JSON's shape, "
+        "not the caller's permission."
+    )
+    ra = assess_answer(rubric, "system-design", Answer((AnswerTurn(said, prompt),)), "en")
+    assert ra.checklist is not None
+    assert not [w.id for w in ra.checklist.weak if w.present]
+    wrong = "Structured output acts as the tool authorization, so no other check is needed."
+    ra = assess_answer(rubric, "system-design", Answer((AnswerTurn(wrong, prompt),)), "en")
+    assert ra.checklist is not None and "structured-as-authz" in [w.id for w in ra.checklist.weak if w.present]
