@@ -81,3 +81,19 @@ def test_an_override_to_1_names_the_risk_and_one_from_1_takes_it_away() -> None:
     assert report.risks == []
     risks, _ = risks_and_actions_after(rubric, report, effective_scores(report, [_override("accuracy", 3, 1)]), "en")
     assert len(risks) == 1
+
+
+def test_no_next_action_for_a_full_score_and_none_ending_in_a_dash() -> None:
+    """A blind tester's finished report (22/25, two dimensions at 5) read 'Accuracy (Capacity math): restate the
+    core mechanism precisely … : —' for a dimension scored 5/5, ending in a bare '—'."""
+    rubric = default_rubric()
+    for lang in ("en", "zh"):
+        scores = {"accuracy": 5, "evidence": 5, "tradeoffs": 5, "validation": 4, "communication": 5}
+        rounds = [RoundAssessment(round="concepts", scores=scores, total=24)]  # type: ignore[arg-type]
+        _, actions = risks_and_actions(rubric, rounds, lang)  # type: ignore[arg-type]
+        assert len(actions) == 1 and _action_of("validation", lang, actions), actions  # type: ignore[arg-type]
+        # no checklist: no items to name; the action ends with its own advice, not a dash
+        assert not actions[0].rstrip().endswith(("—", ":", "：")), actions
+        full = {d: 5 for d in scores}
+        perfect = [RoundAssessment(round="concepts", scores=full, total=25)]  # type: ignore[arg-type]
+        assert risks_and_actions(rubric, perfect, lang)[1] == []  # type: ignore[arg-type]

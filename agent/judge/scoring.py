@@ -338,7 +338,7 @@ def score_round(
 def risks_and_actions(
     rubric: Rubric, rounds: list[RoundAssessment], lang: Lang, items: Lang | None = None
 ) -> tuple[list[str], list[str]]:
-    """Risks (any accuracy 1 or validation 1, on their own) and the two lowest dimensions as actions, in
+    """Risks (any accuracy 1 or validation 1, on their own) and the two lowest dimensions below 5 as actions, in
     `lang`; the rubric's items an action names in `items` (default `lang`: a report shown in another
     interface language keeps them in the session's language, as its missing evidence is)."""
     items_lang = items or lang
@@ -356,9 +356,8 @@ def risks_and_actions(
                     msgs.risk.fill(lang, round=title, dimension=rubric.dimensions[d].title.get(lang))
                 )
         order = {d: k for k, d in enumerate(DIMENSIONS)}
-        lowest = sorted(DIMENSIONS, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[
-            :2
-        ]
+        below = [d for d in DIMENSIONS if ra.scores[d] < 5]  # a full score needs no next action
+        lowest = sorted(below, key=lambda d: (ra.scores[d], -float(rnd.weights.get(d, 1.0)), order[d]))[:2]
         expected = rubric.evidence(rnd.id)
         covered = ra.checklist.covered() if ra.checklist else set()
         for d in lowest:
@@ -368,8 +367,9 @@ def risks_and_actions(
                 if d in i.dimensions and i.id not in covered
             ][:2]
             sep = "；" if items_lang == "zh" else "; "
-            listed = sep.join(miss) if miss else ("—")
-            actions.append(templates[d].fill(lang, round=title, items=listed))
+            action = templates[d].fill(lang, round=title, items=sep.join(miss))
+            # no item left to name (the level is the flags' or the signals'): the advice ends the sentence
+            actions.append(action if miss else action.rstrip(" :：") + ("。" if lang == "zh" else "."))
     return risks, actions
 
 

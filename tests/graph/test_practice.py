@@ -49,8 +49,9 @@ def test_full_mock_with_scripted_answers_reaches_a_report(rubric: Rubric) -> Non
     # risks are shown on their own, not folded into the total
     incident = r.rounds[-1]
     assert incident.scores["accuracy"] == 1 and any("= 1" in x for x in r.risks)
-    # the two lowest dimensions of every round become next actions
-    assert len(r.next_actions) == 2 * len(r.rounds)
+    # the two lowest dimensions of every round below 5 become next actions (a full score needs none)
+    assert len(r.next_actions) == sum(min(2, sum(s < 5 for s in a.scores.values())) for a in r.rounds)
+    assert len(r.next_actions) >= len(r.rounds)
     assert r.candidate_questions == ["How does the team review vLLM upgrades?"]
     # and on screen: the closing question and the candidate's own under the rounds (a tester missed them there)
     assert v.candidate_questions == ["How does the team review vLLM upgrades?"]

@@ -162,7 +162,9 @@ def test_full_self_check_asks_it_after_the_incident_and_before_the_candidates_qu
         "validation",
         "communication",
     }
-    assert len(v.report.next_actions) == 2 * 6  # the self-check's two lowest dimensions too
+    # the self-check's two lowest dimensions too (those below 5: a full score needs no next action)
+    below = [min(2, sum(s < 5 for s in a.scores.values())) for a in v.report.rounds]
+    assert len(v.report.rounds) == 6 and len(v.report.next_actions) == sum(below)
 
 
 def test_a_self_check_transcript_grades_in_batch_as_it_scored_live(rubric: Rubric) -> None:
