@@ -146,6 +146,20 @@ def test_reload_resumes_unfinished_listed_and_start_asks_first(
     assert len(asked) == 2
     page.wait_for_timeout(1000)  # the draft is the first session's: not put in this one's box
     assert page.locator("#answer textarea").input_value() == ""
+    # between rounds, a reload shows the round-finished banner again and the next round waits for Continue (a
+    # blind tester's reload lost the banner and ran the next round's clock)
+    page.locator("#answer textarea").fill(ANSWER)
+    page.locator("#send").click()
+    _shows(page, "#conversation", ANSWER[:30])
+    finish.click()
+    page.locator("#round-scores").wait_for(state="visible")
+    page.reload()
+    page.locator("#start").wait_for()
+    _set_up_practice(page, ui=lang)
+    assert _wait_sid(page) == second
+    page.locator("#round-scores").wait_for(state="visible")
+    assert page.locator("#send").is_disabled()  # the next round's answers wait for Continue
+    _shot(page, screenshots, f"11d-reloaded-between-rounds-{lang}")
     # Start again, the same plan: the new session's clock counts from its own start, not the one left
     # (issue 12: "00:16 / 05:00" two seconds in; both rendered 00:00, so Gradio kept the element and its count)
     page.wait_for_timeout(3000)

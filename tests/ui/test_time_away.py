@@ -45,3 +45,35 @@ def test_coming_back_pauses_the_round_clock(
     back = out[0]
     after = answers.send_answer(ctx, SECOND, back, None, ui, "tab:me", request)[0]  # type: ignore[arg-type]
     assert after["round"] == "concepts" and not after.get("banner"), "the break closed the round on time"
+
+
+@pytest.mark.parametrize("how", ["reload", "resume"])
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_coming_back_between_rounds_shows_the_banner_and_the_next_round_waits(
+    ctx: AppContext, how: str, ui: str
+) -> None:
+    """A blind tester reloaded while the round-finished banner waited: the banner was gone and the next round's
+    question was up with its clock running (00:27 / 15:00), though its clock starts when the candidate
+    continues. Back between rounds, the banner of the round that closed is shown again and the next round
+    waits at 00:00 until Continue."""
+    from agent.ui import views
+
+    request = SimpleNamespace(username=None, session_hash="page-1")
+    state = sessions.start_practice(ctx, "full", "en", "", {}, ui, "tab:me", request)[0]  # type: ignore[arg-type]
+    live = answers.send_answer(ctx, FIRST, state, None, ui, "tab:me", request)[0]  # type: ignore[arg-type]
+    closed = answers.finish_round(ctx, live, ui, "tab:me", request)  # type: ignore[arg-type]
+    assert closed[0]["held"] and closed[11] == {"__type__": "update", "visible": True}
+    if how == "reload":
+        out = sessions.restore_practice(ctx, live["sid"], {}, ui, "tab:me", request)  # type: ignore[arg-type]
+    else:
+        out = sessions.resume_practice(ctx, live["sid"], {}, ui, "tab:me", request)  # type: ignore[arg-type]
+    back, shown_progress, question, banner_visible, banner = out[0], out[2], out[3], out[11], out[12]
+    assert back["held"] and banner_visible == {"__type__": "update", "visible": True}
+    assert views.round_title(ctx.rubric, "concepts", ui) in banner  # type: ignore[arg-type]
+    assert t("ui.retry_off_finish", ui) not in banner  # nothing says how the round ended: it is not known here
+    waiting = out[10]["question"]  # the next round's opening question, in the session
+    assert waiting and waiting[:40] not in question and "00:00" in shown_progress
+    # Continue: the next round's question, its clock from now
+    on = answers.continue_round(ctx, back, ui, "tab:me", request)  # type: ignore[arg-type]
+    assert back["round"] != "concepts" and on[0]["round"] == back["round"] and not on[0].get("held")
+    assert waiting[:40] in on[3]

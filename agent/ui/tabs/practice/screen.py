@@ -88,9 +88,13 @@ def practice_out(
     scored = view.last_assessment
     if view.status == "done" and view.report and view.report.rounds:
         scored = view.report.rounds[-1]
+    # back (a reload, Resume) while the round-finished banner waited: that banner again, the next round waiting
+    between = not same_session and not continued and between_rounds(view)
     # the round-finished moment: the next round's question waits until the candidate continues
     held = (
-        view.status != "done" and not continued and (round_ended or (same_session and bool(prev.get("held"))))
+        view.status != "done"
+        and not continued
+        and (round_ended or between or (same_session and bool(prev.get("held"))))
     )
     if held:
         state["question"] = None
@@ -109,7 +113,7 @@ def practice_out(
     sources: Any = gr.update() if same_session else ""
     banner_visible: Any = gr.update(visible=False) if not same_session else gr.update()
     banner: Any = "" if not same_session else gr.update()
-    if (round_ended or (not same_session and view.status == "done")) and scored is not None:
+    if (round_ended or between or (not same_session and view.status == "done")) and scored is not None:
         # at the end of the session the report below holds the scores; the sources stay useful
         result = (
             ""
@@ -249,6 +253,22 @@ def practice_out(
         notes,
         gr.update() if voice is None else voice,
     ]
+
+
+def between_rounds(view: SessionView) -> bool:
+    """A Practice session between rounds: a round closed and the next has no answer yet (its banner waited for
+    the candidate to continue when the page was left; the next round's clock starts at Continue, `graph.clock`).
+    How the round closed (its last answer, or Finish) is not kept: the banner shown again offers no Retry."""
+    closed = view.last_assessment
+    return (
+        view.mode == "practice"
+        and view.status != "done"
+        and view.round is not None
+        and view.round_index > 0
+        and closed is not None
+        and closed.round != view.round
+        and all(r.round != view.round for r in view.transcript.rounds)
+    )
 
 
 def banner_retry(state: dict[str, Any]) -> Any:
