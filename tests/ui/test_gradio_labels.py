@@ -48,12 +48,13 @@ GRADIO_FIXED = (
     "pause", "number input for", "range slider for", "Reset to default value", "Click to upload or drop files",
     "File upload", "Copy table data", "Copied to clipboard", "Fullscreen", "Exit fullscreen mode",
     "Open cell menu", "Table actions", "Empty value", "More tabs", "Gradio footer navigation", "High volume",
-    "Copy", "Copied", "processing |", "queue:",
+    "Copy", "Copied", "copy", "Done", "processing |", "queue:",
 )  # fmt: skip
 """Gradio 6's fixed English (written into its components, not looked up by key) this app's pages show, each as
 the text starts (a number or a label follows some); the audio devices' names come from the browser."""
-TRANSIENT = ("processing |", "queue:")
-"""Fixed English shown only while an event runs or waits: the frame recorder sees it, not a look at the page."""
+TRANSIENT = ("processing |", "queue:", "Done")
+"""Fixed English shown only while an event runs or waits, or just after (the screen reader's "Done"): the frame
+recorder sees it, not a look at the page."""
 FIXED_JS = """(fixed) => {
   const hit = (v) => v && fixed.some((f) => v.trim().startsWith(f));
   const out = [];
