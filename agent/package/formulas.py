@@ -30,7 +30,7 @@ def derivation(p: capacity.CapacityParams) -> list[tuple[str, str, str, str, flo
         ("kv_budget_per_rank_gib", "GiB per rank", "gpu_gib − weights_per_rank_gib − non_kv_gib − reserve_gib",
          f"{_g(p.gpu_gib)} − {_g(r.weights_per_rank_gib)} − {_g(p.non_kv_gib)} − {_g(p.reserve_gib)} GiB",
          r.kv_budget_per_rank_gib),
-        ("kv_bytes_per_token", "B per token", "2 (K, V) × layers × kv_heads × head_dim × kv_bytes",
+        ("kv_bytes_per_token", "B per token", "2 (K+V) × layers × kv_heads × head_dim × kv_bytes",
          f"2 × {p.layers} × {p.kv_heads} × {p.head_dim} × {_g(p.kv_bytes)} B", r.kv_bytes_per_token),
         ("request_tokens", "tokens", "input_tokens + output_tokens", f"{p.input_tokens} + {p.output_tokens}",
          float(r.request_tokens)),
