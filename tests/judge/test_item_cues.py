@@ -293,3 +293,19 @@ def test_the_bound_taken_as_the_production_plan_is_a_weak_signal(rubric: Rubric,
 )
 def test_the_bound_rejected_or_stated_is_no_plan(rubric: Rubric, text: str) -> None:
     assert not _signal(rubric, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("每个假设一条证据去验证，不会上来就重启全池或者调大并发。", False),
+        ("别急着调大 max_num_seqs，先取证。", False),
+        ("第一步先重启全池，再看。", True),
+        ("我会先调大 max_num_seqs，让队列下去。", True),
+    ],
+)
+def test_a_restart_said_not_to_be_done_is_no_weak_signal(rubric: Rubric, text: str, found: bool) -> None:
+    """A strong spoken incident answer by a new blind author (validation 5 by both labellers) lost it to the
+    weak signal 'restarts the whole pool' for '不会上来就重启全池': the negation stood a few words before."""
+    sig = next(s for s in rubric.weak_signals("incident") if s.id == "raise-seqs-or-restart")  # type: ignore[arg-type]
+    assert match_cues(sig.cues, text, sentences(text)).found is found
