@@ -45,11 +45,14 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def lacks(md: str, ui: Lang) -> tuple[int, int]:
-    """(N, M) of "still lacks (N of M)" / "（M 项中的 N 项）"; (0, M) when everything is covered."""
-    m = re.search(r"\((\d+) of (\d+)\)", md) if ui == "en" else re.search(r"（(\d+) 项中的 (\d+) 项）", md)
+    """(N, M) of "still lacks (N of M)" / "（M 项中的 N 项）", or of the sentence said when none is named ("still lacks
+    N of its M expected items" / "仍缺少 N 项期望要点（共 M 项"); (0, M) when everything is covered."""
+    m = re.search(r"\((\d+) of (\d+)\)|lacks (\d+) of its (\d+) ", md) if ui == "en" else None
+    if m is not None:
+        return (int(m[1]), int(m[2])) if m[1] else (int(m[3]), int(m[4]))
+    m = re.search(r"（(\d+) 项中的 (\d+) 项）|仍缺少 (\d+) 项期望要点（共 (\d+) 项", md)
     assert m is not None, md
-    n, total = (int(m[1]), int(m[2])) if ui == "en" else (int(m[2]), int(m[1]))
-    return n, total
+    return (int(m[2]), int(m[1])) if m[1] else (int(m[3]), int(m[4]))
 
 
 @pytest.mark.parametrize("ui", ["en", "zh"])

@@ -87,11 +87,16 @@ def _text(page: Page, selector: str) -> str:
 
 
 def _lacks(page: Page, lang: str) -> tuple[int, int]:
-    """(N, M) of the insight's "The round still lacks (N of M)" / "本轮仍缺少（M 项中的 N 项）"."""
+    """(N, M) of the insight's "The round still lacks (N of M)" / "本轮仍缺少（M 项中的 N 项）", or of its sentence
+    when none is named ("… still lacks N of its M expected items …" / "本轮仍缺少 N 项期望要点（共 M 项；…")."""
     text = _text(page, "#answer-insight")
-    got = re.search(r"\((\d+) of (\d+)\)", text) if lang == "en" else re.search(r"（(\d+) 项中的 (\d+) 项）", text)
+    if lang == "en":
+        got = re.search(r"\((\d+) of (\d+)\)|lacks (\d+) of its (\d+) ", text)
+        assert got is not None, text
+        return (int(got[1]), int(got[2])) if got[1] else (int(got[3]), int(got[4]))
+    got = re.search(r"（(\d+) 项中的 (\d+) 项）|仍缺少 (\d+) 项期望要点（共 (\d+) 项", text)
     assert got is not None, text
-    return (int(got[1]), int(got[2])) if lang == "en" else (int(got[2]), int(got[1]))
+    return (int(got[2]), int(got[1])) if got[1] else (int(got[3]), int(got[4]))
 
 
 def _ticks(page: Page) -> int:

@@ -130,7 +130,8 @@ def insight_md(
     those the round still lacks, in the rubric's words in the session's language `lang`; headings in the
     interface language `ui`. One set of items counts (`expected_items`, the judge's, as the banner's): what is
     ticked and what is lacking add up to its total. While the round is open, the lacking items its questions
-    may still ask are counted but not named (they would give the next answers away). `earlier`: the items a
+    may still ask are counted but not named (they would give the next answers away); when none is named, one
+    sentence says how many. `earlier`: the items a
     retried answer's earlier attempt covered, compared with this one. `counted_before`: the items the
     previous answer's insight counted; when the total moved since, it says so and why."""
     items = expected_items(rubric, ra)
@@ -163,7 +164,9 @@ def insight_md(
         out.append("")
     lacking = [i for i in items if i.id not in done]
     named = [i for i in lacking if i.id not in ahead]
-    if lacking:
+    if lacking and not named:  # none named (all still to be asked): how many, no heading over an empty list
+        out.append(t("ui.insight_lacks_held", ui, n=len(lacking), total=len(items)))
+    elif lacking:
         key = "ui.insight_lacked" if round_over else "ui.insight_lacks"
         out.append(bold_label(t(key, ui, n=len(lacking), total=len(items)), ui))
         out += [f"- {safe_md(i.text.get(lang))}" for i in named[:MISSING_SHOWN]]
