@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
@@ -38,6 +39,22 @@ def test_gradio_sees_each_handler_without_the_context_and_fills_in_its_request(a
     # the transcriptions yield "Transcribing…" first: Gradio streams them only when it sees a generator
     streamed = {f.api_name for f in fns if inspect.isgeneratorfunction(f.fn)}
     assert {"transcribe_practice", "transcribe_copilot"} <= streamed, streamed
+
+
+def test_the_language_switch_compares_the_reports_attempts_again(app: gr.Blocks) -> None:
+    """Reports' compare table follows the switch by its own event (`reports.rerender_compare`), and the labels'
+    event (`set_ui_language`) does not set its value (the empty table it set wiped a filled one)."""
+    fns = {f.api_name: f for f in app.fns.values()}  # type: ignore[attr-defined]
+    radio = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "ui-language")
+    table = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "reports-compare")
+    again = fns["reports_compare_rerender"]
+    assert table in again.outputs and (radio._id, "change") in again.targets
+    labels = fns["set_ui_language"]
+    i = labels.outputs.index(table)
+    _, p, c, owner, *more = [getattr(x, "value", None) for x in labels.inputs]
+    request = SimpleNamespace(username=None, session_hash="page-1")
+    update = labels.fn("zh", p, c, owner, request, *more)[i]
+    assert "value" not in update and "label" in update, update
 
 
 def _noted(*given: Any) -> list[Any]:

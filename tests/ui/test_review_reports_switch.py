@@ -82,3 +82,28 @@ def test_the_header_says_who_is_signed_in_in_the_new_language(ctx: AppContext) -
     assert signed_in(ctx, "en", request) == t("ui.signed_in_as", "en", user="alice")
     ctx.services.require_login = False  # no login: no line to say it
     assert _untouched(signed_in(ctx, "zh", request))
+
+
+def test_reports_compares_the_two_attempts_again_in_the_new_language(ctx: AppContext) -> None:
+    """A tester's filled "Compare two attempts" table kept only its header rows after the switch (the switch set it
+    to the empty table); now the two attempts compared last are compared again in the new language."""
+    request = _finished(ctx)
+    later = start_session("concepts", "en", session_id="switch-2", owner=OWNER)
+    drive(later, lambda v: strong(ctx.rubric, "concepts"), owner=OWNER)
+    table_en, said_en, pair = reports.compare_attempts(ctx, SID, "switch-2", "en", OWNER, request)
+    assert said_en == "" and len(table_en["data"]) == len(DIMENSIONS) + 1
+    table, said = reports.rerender_compare(ctx, pair, "zh", OWNER, request)
+    assert table["headers"] == reports.compare_headers("zh") and said == ""
+    rows_en = table_en["data"]
+    assert len(table["data"]) == len(rows_en) and [r[2:] for r in table["data"]] == [r[2:] for r in rows_en]
+    assert [r[1] for r in table["data"]] == [views.dim_title(ctx.rubric, d, "zh") for d in DIMENSIONS] + [
+        t("ui.total", "zh")
+    ]
+    assert {r[0] for r in table["data"]} == {views.round_title(ctx.rubric, "concepts", "zh")}
+    # a compare refused: its line in the new language, the table empty
+    *_, refused = reports.compare_attempts(ctx, "nope", SID, "en", OWNER, request)
+    table, said = reports.rerender_compare(ctx, refused, "zh", OWNER, request)
+    assert said == f"⚠️ {t('ui.compare_not_found', 'zh', sid='nope')}" and table["data"] == []
+    # nothing compared: the empty table, its headers in the new language, the line left as it is
+    table, said = reports.rerender_compare(ctx, None, "zh", OWNER, request)
+    assert table == reports.empty_compare("zh") and _untouched(said)

@@ -86,13 +86,17 @@ def build(ctx: AppContext) -> None:
             rep_compare = T(gr.Button, {"value": "ui.compare"})
         # why two attempts cannot be compared, in place of the table (not a Gradio error)
         rep_cmp_status = gr.Markdown("", elem_id="reports-compare-status")
+        # its label follows the switch here; its rows and headers, `rerender_compare` (which compares the two
+        # attempts compared last again: an empty table's value from here wiped a filled one, issue 12)
         rep_cmp = T(
             gr.Dataframe,
-            # the empty table again on a language switch: Gradio renames an empty table's columns only so
-            {"label": "ui.compare", "headers": compare_headers, "value": empty_compare},
+            {"label": "ui.compare"},
+            headers=compare_headers(ctx.ui_lang),
+            value=empty_compare(ctx.ui_lang),
             interactive=False,
             elem_id="reports-compare",
         )
+        rep_compared = gr.State(None)  # the two attempts compared last ({"a": …, "b": …})
 
     common = ctx.common
     listed = [rep_sessions, rep_history, rep_a, rep_b]
@@ -105,7 +109,10 @@ def build(ctx: AppContext) -> None:
         ctx.bind(use_review_report), [ctx.report_state, ctx.ui], rep_outputs, api_name="use_review_report"
     )
     rep_compare.click(
-        ctx.bind(compare_attempts), [rep_a, rep_b, *common], [rep_cmp, rep_cmp_status], api_name="compare_attempts"
+        ctx.bind(compare_attempts),
+        [rep_a, rep_b, *common],
+        [rep_cmp, rep_cmp_status, rep_compared],
+        api_name="compare_attempts",
     )
     # the language switch renders the lists, the history and the open report again (what is chosen stays)
     ctx.ui.change(
@@ -113,6 +120,13 @@ def build(ctx: AppContext) -> None:
         [rep_state, *common],
         [rep_sessions, rep_history, rep_a, rep_b, rep_chart, rep_summary],
         api_name="reports_rerender",
+        show_progress="hidden",
+    )
+    ctx.ui.change(
+        ctx.bind(rerender_compare),
+        [rep_compared, *common],
+        [rep_cmp, rep_cmp_status],
+        api_name="reports_compare_rerender",
         show_progress="hidden",
     )
 
@@ -321,11 +335,29 @@ def use_review_report(ctx: AppContext, rep: dict[str, Any] | None, ui_v: str) ->
 def compare_attempts(
     ctx: AppContext, a: str | None, b: str | None, ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
-    """The table of `compare_rows` and, when the two cannot be compared, why (in place of the table)."""
+    """The table of `compare_rows` and, when the two cannot be compared, why (in place of the table); last, the
+    two compared, for the language switch to compare again (`rerender_compare`)."""
+    if not a or not b:
+        return [empty_compare(lang_of(ui_v)), "", None]
+    return [*compared_table(ctx, a, b, ui_v, owner_v, request), {"a": a, "b": b}]
+
+
+def rerender_compare(
+    ctx: AppContext, pair: dict[str, str] | None, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """Compare's table and its line in the new interface language: the two attempts compared last, compared
+    again (what the table showed, not what the pickers hold now); the empty table when none were."""
+    if not pair:
+        return [empty_compare(lang_of(ui_v)), gr.update()]
+    return compared_table(ctx, pair["a"], pair["b"], ui_v, owner_v, request)
+
+
+def compared_table(
+    ctx: AppContext, a: str, b: str, ui_v: str, owner_v: str | None, request: gr.Request
+) -> list[Any]:
+    """The table of `compare_rows` of the attempts `a` and `b`, and why not in its place."""
     ui = lang_of(ui_v)
     owner = ctx.owner_of(owner_v, request)
-    if not a or not b:
-        return [empty_compare(ui), ""]
     try:
         rows = compare_rows(
             ctx.rubric,
