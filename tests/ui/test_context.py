@@ -57,6 +57,16 @@ def test_the_language_switch_compares_the_reports_attempts_again(app: gr.Blocks)
     assert "value" not in update and "label" in update, update
 
 
+def test_opening_a_report_in_review_writes_the_saves_line_and_button(app: gr.Blocks) -> None:
+    """Each way Review opens a report clears the save's line (`review.loaded`); Save is not primary before."""
+    save = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "review-save")
+    line = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "review-save-status")
+    assert isinstance(save, gr.Button) and save.variant == "secondary"
+    fns = {f.api_name: f for f in app.fns.values()}  # type: ignore[attr-defined]
+    for name in ("open_report_file", "open_session_report", "open_listed_session"):
+        assert line in fns[name].outputs and save in fns[name].outputs, name
+
+
 def _noted(*given: Any) -> list[Any]:
     return ["noted", *given]
 

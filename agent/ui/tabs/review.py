@@ -79,13 +79,17 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
             with gr.Row():
                 r_reason = T(gr.Textbox, {"label": "ui.reason"}, scale=3, elem_id="review-reason")
                 r_reviewer = T(gr.Textbox, {"label": "ui.reviewer"}, scale=1, elem_id="review-reviewer")
-            r_save = T(gr.Button, {"value": "ui.save_override"}, variant="primary", elem_id="review-save")
+            # not the page's primary action until a report is open (`loaded` makes it so)
+            r_save = T(gr.Button, {"value": "ui.save_override"}, variant="secondary", elem_id="review-save")
             r_save_status = gr.Markdown("", elem_id="review-save-status")
         T(gr.Markdown, {"value": lambda lang: f"#### {t('ui.override_log', lang)}"})
         r_log = gr.HTML("", elem_id="review-log")
 
     ui, owner_state, report_state = ctx.ui, ctx.owner_state, ctx.report_state
-    review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log]
+    r_save_said = gr.State(None)  # the save's line in both languages, shown again on each switch
+    # a report opened clears the save's line (a warning from an earlier click, "open a report first") and
+    # makes Save the primary action
+    review_outputs = [report_state, r_status, r_summary, r_table, r_round, r_log, r_save_status, r_save_said, r_save]
     # grading a whole upload or session waits in its own queue, one at a time, so it never takes the
     # interactive events' slots (an answer, an override) from other users; it runs in a worker process
     # (agent.graph.bulk), so it does not hold this process's GIL while they are served either
@@ -129,7 +133,6 @@ def build(ctx: AppContext, sessions: list[gr.State]) -> None:
         api_name="review_picked_score",
         show_progress="hidden",
     )
-    r_save_said = gr.State(None)  # the save's line in both languages, shown again on each switch
     r_save.click(
         ctx.bind(save_override),
         [report_state, r_round, r_dim, r_score, r_reason, r_reviewer, ui, owner_state],
@@ -190,8 +193,9 @@ def loaded(
     stored: bool = False,
     note: str = "",
 ) -> list[Any]:
-    """The report in the Review tab; `key`: the id its overrides are kept under (default its own);
-    `stored`: it is a stored session's (access is checked again when an override is saved)."""
+    """The report in the Review tab, the save's line cleared (with its state) and Save made the primary action;
+    `key`: the id its overrides are kept under (default its own); `stored`: it is a stored session's (access
+    is checked again when an override is saved)."""
     key = key or report.id
     rep = {
         "report": report.model_dump(mode="json"),
@@ -202,7 +206,7 @@ def loaded(
         "note": bool(note),
     }
     summary, table, rounds, log = shown(ctx, report, key, ui)
-    return [rep, opened_line(rep, ui), summary, table, rounds, log]
+    return [rep, opened_line(rep, ui), summary, table, rounds, log, "", None, gr.update(variant="primary")]
 
 
 def opened_line(rep: dict[str, Any], ui: Lang) -> str:
@@ -258,7 +262,7 @@ def rerender(ctx: AppContext, ui_v: str, rep: dict[str, Any] | None, status: str
 
 def failed(msg: str) -> list[Any]:
     """The Review tab as it was, with `msg` as the status."""
-    return [gr.update(), f"⚠️ {msg}", *[gr.update()] * 4]
+    return [gr.update(), f"⚠️ {msg}", *[gr.update()] * 7]
 
 
 def open_stored(ctx: AppContext, sid: str, session_owner: str | None, ui: Lang, kind: str) -> list[Any]:
