@@ -3,7 +3,8 @@ package downloads as a zip (the page, package.json, its schema) and as the page 
 offline and names rounds instead of ids. Only the owner's sessions have one.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 9a-reports-package-{lang} (the tab),
-9b-package-page-{lang} (the downloaded page), 9c-reports-compare-refused-{lang} (Compare refusing in place).
+9b-package-page-{lang} (the downloaded page), 9c-reports-compare-refused-{lang} (Compare refusing in place),
+9d-reports-compare-switched-{lang} (a filled table after the switch to {lang}).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _interface, _open, _shot, _shows, _start_practice, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -110,6 +112,18 @@ def test_download_the_evidence_package_from_reports(
     page.get_by_role("button", name=seen["compare"], exact=True).click()
     _shows(page, "#reports-compare-status", seen["refused"])
     _shot(page, screenshots, f"9c-reports-compare-refused-{lang}")
+    # a filled table follows the language switch, compared again (a blind tester's kept only its header rows)
+    page.locator("#reports-a input").fill(sid)
+    page.locator("#reports-a input").press("Enter")
+    page.get_by_role("button", name=seen["compare"], exact=True).click()
+    _shows(page, "#reports-compare", seen["round"])
+    other = "zh" if lang == "en" else "en"
+    _interface(page, other)
+    _shows(page, "#reports-compare", SEEN[other]["round"])
+    assert seen["round"] not in _text(page, "#reports-compare")
+    _shot(page, screenshots, f"9d-reports-compare-switched-{other}")
+    _interface(page, lang)
+    _shows(page, "#reports-compare", seen["round"])
 
     with page.expect_download() as got:
         page.get_by_role("button", name=seen["zip"]).click()

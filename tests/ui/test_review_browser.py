@@ -107,9 +107,16 @@ def test_review_rows_are_compact_and_the_override_log_is_readable(
     sid = _finished_session(page, lang)
 
     page.get_by_role("tab", name=seen["tab"]).click()
+    # Save before a report is open: not the primary action, and it says to open one first; opening one clears
+    # that line (a blind tester saw it stay under Save) and makes Save primary
+    assert "secondary" in (page.locator("#review-save").get_attribute("class") or "")
+    page.locator("#review-save").click()
+    _shows(page, "#review-save-status", "⚠")
     page.locator("#review-sid :is(input, textarea)").fill(sid)
     page.get_by_role("button", name=seen["open"]).click()
     page.locator("#review-status").get_by_text(f"{seen['opened']} {sid}").wait_for()
+    page.wait_for_function("() => (document.querySelector('#review-save-status')?.innerText || '').trim() === ''")
+    assert "primary" in (page.locator("#review-save").get_attribute("class") or "")
     _shows(page, "#review-table", seen["dims"][-1])
     _shows(page, "#review-log", seen["empty"])
 
