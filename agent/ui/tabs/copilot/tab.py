@@ -65,11 +65,7 @@ def build(ctx: AppContext) -> SessionPane:
                 c_next = T(gr.Textbox, {"label": "ui.next_question"}, lines=2, elem_id="copilot-next")
                 with gr.Row():
                     c_ask = T(
-                        gr.Button,
-                        {"value": "ui.ask"},
-                        variant="primary",
-                        interactive=False,
-                        elem_id="copilot-ask",
+                        gr.Button, {"value": "ui.ask"}, variant="primary", interactive=False, elem_id="copilot-ask"
                     )
                     c_close = T(
                         gr.Button, {"value": "ui.close_round"}, interactive=False, elem_id="copilot-close"

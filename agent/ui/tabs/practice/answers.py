@@ -32,9 +32,7 @@ def send_answer(
     request: gr.Request,
 ) -> list[Any]:
     text = text or ""
-    ctx.sent.send(
-        "practice", request.session_hash
-    )  # a transcription still running is dropped (`SentAnswers`)
+    ctx.sent.send("practice", request.session_hash)  # a transcription still running is dropped (`SentAnswers`)
     step, before, earlier = partial(graph.answer, text=text), state, None
     if state.get("retrying"):  # the last answer, answered again: compared with the earlier attempt
         step = partial(graph.retry_answer, text=text)
@@ -138,9 +136,7 @@ def continue_round(
     A retry of the answer the round closed on, open and not sent, is dropped: the status line says so (the
     answer and its scores stand)."""
     dropped = says("ui.retry_not_sent") if state.get("retrying") else None
-    return on_session(
-        ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True, note=dropped
-    )
+    return on_session(ctx, graph.start_round_clock, state, ui_v, owner_v, request, continued=True, note=dropped)
 
 
 class Step(Protocol):

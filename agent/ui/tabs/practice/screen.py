@@ -316,9 +316,7 @@ def _delivery_shown(delivery: Delivery | None, ui: Lang) -> Any:
     return gr.update(value=views.delivery_md(delivery, ui), visible=True) if delivery else _no_delivery()
 
 
-def _shown_round(
-    state: dict[str, Any], view: SessionView
-) -> tuple[RoundAssessment | None, RoundAssessment | None]:
+def _shown_round(state: dict[str, Any], view: SessionView) -> tuple[RoundAssessment | None, RoundAssessment | None]:
     """The scores of the round the tab shows (`shown_round`: closed, or its assessment so far), and the
     session's last assessment."""
     shown = state.get("shown_round")
