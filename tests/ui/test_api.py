@@ -405,7 +405,7 @@ def test_the_language_switch_translates_the_labels(served: Served, tmp_path: Pat
     c = client(served, tmp_path)
     updates = c.predict("zh", api_name="/set_ui_language")
     text = json.dumps(updates, ensure_ascii=False)
-    for zh in ("界面语言", "面试计划", "按编号继续会话", "选择追问", "你的评分", "理由（必填）", "历次面试"):
+    for zh in ("界面语言", "面试计划", "或按编号继续", "选择追问", "你的评分", "理由（必填）", "历次面试"):
         assert zh in text  # (tabs and buttons are not API output: the browser test sees them switch)
     out = c.predict("concepts", "zh", "", "zh", api_name="/start_practice")
     assert "第 1 / 1 轮" in out[P_PROGRESS] and out[P_STATUS] == f"会话 {out[P_SID]} 已开始。"
