@@ -7,12 +7,14 @@ then says what is missing), and a finished session's controls are off; the finis
 effective scores (judge → override) and follows the language switch whole, as its status line does. The self-check box beside the plan adds the self-check round after the plan's last round, as in
 Practice: the interviewer closes the plan's round and the self-check's first question is asked. Once the answer is saved
 the recorder is empty, and Transcribe says there is nothing recorded (issue 12: it pasted the saved answer again).
-Without a source index the status line says so with the first answer, not again on a refused Ask.
+Without a source index the status line says so with the first answer, not again on a refused Ask. After a
+reload, the unfinished session is listed by plan, interview language and date, and resumes when picked.
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
 17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}, 18a-copilot-self-check-setup-{lang},
 17d-copilot-finished-switched-{lang}, 18b-copilot-self-check-question-{lang}, ui2-copilot-saved-recorder-{lang},
-i12-copilot-empty-ask-{lang}, i12-copilot-refused-ask-{lang}, i12-copilot-switched-{lang}.
+i12-copilot-empty-ask-{lang}, i12-copilot-refused-ask-{lang}, i12-copilot-switched-{lang},
+18c-copilot-unfinished-{lang}.
 """
 
 from __future__ import annotations
@@ -359,4 +361,20 @@ def test_copilot_self_check_box_adds_the_round_after_the_plan(
     assert seen["finished"] not in _text(page, "#copilot-status")
     assert page.locator("#copilot-record").is_enabled()
     _shot(page, screenshots, f"18b-copilot-self-check-question-{lang}")
+
+    # the unfinished session after a reload (a blind tester: only resume by id): listed by plan, interview
+    # language and date, and picked, it resumes where it was
+    sid = page.locator("#copilot-sid :is(input, textarea)").input_value()
+    page.reload()
+    page.get_by_role("tab", name=seen["tab"]).click()
+    page.locator("#copilot-unfinished input").click()
+    option = page.get_by_role("option").filter(has_text=sid)
+    option.wait_for()
+    name = option.inner_text()
+    assert sc["plan"] in name and t(f"ui.language_{lang}", lang) in name, name
+    _shot(page, screenshots, f"18c-copilot-unfinished-{lang}")
+    option.click()
+    _shows(page, "#copilot-progress", sc["round2"])
+    _shows(page, "#copilot-question", sc["q1"])
+    assert page.locator("#copilot-sid :is(input, textarea)").input_value() == sid
     page.context.close()

@@ -178,13 +178,39 @@ def redo_choices(
 REDO_SHOWN = 30
 
 
+def unfinished_sessions(
+    ctx: AppContext, mode: str, ui_v: str, owner_v: str | None, request: gr.Request, *, language: bool = False
+) -> Any:
+    """A tab's list of the owner's unfinished sessions of its `mode` ("practice", "copilot"), most recent
+    first: by plan (with `language`: its interview language too) and date, the id last; none picked."""
+    ui = lang_of(ui_v)
+    choices = []
+    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
+        if s.status == "done" or s.mode != mode:
+            continue
+        plan = ctx.plan_name(s.plan, ui)
+        if language:
+            plan = f"{plan} · {t(f'ui.language_{s.language}', ui)}"
+        name = t("ui.unfinished_item", ui, plan=plan, when=session_when(s), sid=s.session_id)
+        choices.append((name, s.session_id))
+    return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)
+
+
+UNFINISHED_SHOWN = 30
+
+
+def session_when(s: SessionSummary) -> str:
+    """When a session was last moved on, to the minute (UTC), as the lists of sessions say it."""
+    return s.updated_at[:16].replace("T", " ")
+
+
 def session_choice(
     ctx: AppContext, s: SessionSummary, ui: Lang, *, language: bool = False, mine: str | None = None
 ) -> tuple[str, str]:
     """A session as a list of sessions names it (the session to redo, Review's): by plan, mode (with
     `language`: its interview language too) and date, "under way" when not finished, whose when not
     `mine`'s (None: not said), the id last; its value the id."""
-    when = s.updated_at[:16].replace("T", " ")
+    when = session_when(s)
     mode = t(f"ui.mode_{s.mode}", ui)
     if language:
         mode = f"{mode} · {t(f'ui.language_{s.language}', ui)}"

@@ -1,5 +1,6 @@
 """Opening a co-pilot session: Start (a plan, the interview language, the self-check box; a redo of one of
-the interviewer's finished sessions, picked from a list: `shared.redo_choices`) and Resume by id."""
+the interviewer's finished sessions, picked from a list: `shared.redo_choices`), Resume by id or from the
+list of the interviewer's unfinished co-pilot sessions."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
 from agent.ui.tabs.said import joined, paused, says
-from agent.ui.tabs.shared import session_errors_noted, start_plan
+from agent.ui.tabs.shared import session_errors_noted, start_plan, unfinished_sessions
 
 
 @session_errors_noted(copilot_note)
@@ -45,3 +46,9 @@ def resume_copilot(
     back = graph.rejoin((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
     note = joined(says("ui.resumed", sid=back.view.session_id), paused(back))
     return copilot_out(ctx, back.view, {}, ui, note=note)
+
+
+def list_unfinished_copilot(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
+    """The owner's unfinished co-pilot sessions, by plan, interview language and date (the id last), most
+    recent first; one picked resumes (`resume_copilot`)."""
+    return unfinished_sessions(ctx, "copilot", ui_v, owner_v, request, language=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gradio as gr
 
 from agent.ui.context import AppContext
 from agent.ui.tabs.copilot.decisions import decision_labels, labels_after_step, picked_score
 from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, decide_on_draft, rerender
-from agent.ui.tabs.copilot.sessions import resume_copilot, start_copilot
+from agent.ui.tabs.copilot.sessions import list_unfinished_copilot, resume_copilot, start_copilot
 from agent.ui.tabs.copilot.turns import ask_question, close_copilot_round, record_answer, use_followup
 from agent.ui.tabs.recording import recorder, transcribe_into
 from agent.ui.tabs.shared import (
@@ -32,13 +34,23 @@ COPILOT_IDS = PlanIds(
 def build(ctx: AppContext) -> SessionPane:
     """The tab and its events; returns what the language switch re-renders."""
     T = ctx.texts
-    with session_tab(ctx, "ui.tab_copilot", "copilot"):
+    with session_tab(ctx, "ui.tab_copilot", "copilot") as tab_copilot:
         c_state = gr.State({})
         T(gr.Markdown, {"value": "ui.copilot_intro"})
         row = plan_row(ctx, c_state, "copilot", plan="capacity", ids=COPILOT_IDS)
         with gr.Row():
             c_sid = T(
                 gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
+            )
+            # the interviewer's unfinished co-pilot sessions: one picked resumes (as Practice's list does)
+            c_unfinished = T(
+                gr.Dropdown,
+                {"label": "ui.unfinished"},
+                choices=[],
+                value=None,
+                allow_custom_value=True,
+                scale=3,
+                elem_id="copilot-unfinished",
             )
             c_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2)
             c_resume = T(gr.Button, {"value": "ui.resume"}, scale=1)
@@ -124,17 +136,35 @@ def build(ctx: AppContext) -> SessionPane:
     assert len(controls) == len(CONTROLS)
     common = ctx.common
     bind = ctx.bind
+    listed: dict[str, Any] = {
+        "fn": bind(list_unfinished_copilot),
+        "inputs": common,
+        "outputs": [c_unfinished],
+        "api_name": "copilot_list_unfinished",
+        "show_progress": "hidden",
+    }
     row.start.click(
         bind(start_copilot),
         [row.plan, row.lang, c_state, *common, row.self_check, row.previous],
         outputs,
         api_name="start_copilot",
-    )
-    c_resume.click(bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot")
+    ).then(**listed)
+    c_resume.click(
+        bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot"
+    ).then(**listed)
+    c_unfinished.select(
+        bind(resume_copilot), [c_unfinished, c_state, *common], outputs, api_name="copilot_resume_listed"
+    ).then(**listed)
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
     # last, the follow-up picked: the question started from it is that follow-up, edited or not
     c_ask.click(bind(ask_question), [c_next, c_state, *common, c_pick], outputs, api_name="ask_question")
-    c_close.click(bind(close_copilot_round), [c_state, *common], outputs, api_name="close_copilot_round")
+    # closing the last round finishes the session: it leaves the list
+    c_close.click(
+        bind(close_copilot_round), [c_state, *common], outputs, api_name="close_copilot_round"
+    ).then(**listed)
+    # the list in the new language (`rerender` does not make lists)
+    ctx.ui.change(**listed)
+    tab_copilot.select(**listed)
     c_pick.input(use_followup, [c_pick, c_next], c_next, api_name="use_followup")
     gr.on(
         [c_transcribe.click, c_mic.stop_recording, c_mic.upload],
@@ -175,10 +205,16 @@ def build(ctx: AppContext) -> SessionPane:
     )
     again = [c_waiting, c_suggestions, c_draft, c_sources, c_accept, c_override, c_status, c_log_status]
     assert len(again) == len(RERENDERED)
+
+    def on_load(loaded: Any) -> None:
+        """After the page's owner is known: the list of the owner's unfinished sessions."""
+        loaded.then(**listed)
+
     return SessionPane(
         state=c_state,
         question=c_question,
         progress=c_progress,
+        on_load=on_load,
         rerendered=again,
         rerender=rerender,
         rerender_inputs=[c_dim, c_status_said, c_log_said],

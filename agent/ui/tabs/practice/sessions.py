@@ -14,7 +14,7 @@ from agent import graph
 from agent.ui.context import AppContext, lang_of
 from agent.ui.tabs.practice.screen import practice_note, practice_out
 from agent.ui.tabs.said import joined, paused, says, verbatim
-from agent.ui.tabs.shared import session_errors_noted, start_plan
+from agent.ui.tabs.shared import session_errors_noted, start_plan, unfinished_sessions
 from agent.util.messages import t
 
 KEEP = "__keep__"
@@ -44,18 +44,7 @@ def remember(state: dict[str, Any]) -> str | None:
 
 def list_unfinished(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
     """The owner's unfinished practice sessions, by plan and date (the id last), most recent first."""
-    ui = lang_of(ui_v)
-    choices = []
-    for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
-        if s.status == "done" or s.mode != "practice":
-            continue
-        plan = ctx.plan_name(s.plan, ui)
-        when = s.updated_at[:16].replace("T", " ")
-        choices.append((t("ui.unfinished_item", ui, plan=plan, when=when, sid=s.session_id), s.session_id))
-    return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)
-
-
-UNFINISHED_SHOWN = 30
+    return unfinished_sessions(ctx, "practice", ui_v, owner_v, request)
 
 
 @session_errors_noted(practice_note)
