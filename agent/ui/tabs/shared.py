@@ -179,18 +179,16 @@ REDO_SHOWN = 30
 
 
 def unfinished_sessions(
-    ctx: AppContext, mode: str, ui_v: str, owner_v: str | None, request: gr.Request, *, language: bool = False
+    ctx: AppContext, mode: str, ui_v: str, owner_v: str | None, request: gr.Request
 ) -> Any:
     """A tab's list of the owner's unfinished sessions of its `mode` ("practice", "copilot"), most recent
-    first: by plan (with `language`: its interview language too) and date, the id last; none picked."""
+    first: by plan, interview language and date, the id last; none picked."""
     ui = lang_of(ui_v)
     choices = []
     for s in graph.list_sessions(owner=ctx.owner_of(owner_v, request)):
         if s.status == "done" or s.mode != mode:
             continue
-        plan = ctx.plan_name(s.plan, ui)
-        if language:
-            plan = f"{plan} · {t(f'ui.language_{s.language}', ui)}"
+        plan = f"{ctx.plan_name(s.plan, ui)} · {t(f'ui.language_{s.language}', ui)}"
         name = t("ui.unfinished_item", ui, plan=plan, when=session_when(s), sid=s.session_id)
         choices.append((name, s.session_id))
     return gr.update(choices=choices[:UNFINISHED_SHOWN], value=None)

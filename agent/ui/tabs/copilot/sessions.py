@@ -51,4 +51,4 @@ def resume_copilot(
 def list_unfinished_copilot(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
     """The owner's unfinished co-pilot sessions, by plan, interview language and date (the id last), most
     recent first; one picked resumes (`resume_copilot`)."""
-    return unfinished_sessions(ctx, "copilot", ui_v, owner_v, request, language=True)
+    return unfinished_sessions(ctx, "copilot", ui_v, owner_v, request)

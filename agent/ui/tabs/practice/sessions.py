@@ -43,7 +43,8 @@ def remember(state: dict[str, Any]) -> str | None:
 
 
 def list_unfinished(ctx: AppContext, ui_v: str, owner_v: str | None, request: gr.Request) -> Any:
-    """The owner's unfinished practice sessions, by plan and date (the id last), most recent first."""
+    """The owner's unfinished practice sessions, by plan, interview language and date (the id last), most recent
+    first."""
     return unfinished_sessions(ctx, "practice", ui_v, owner_v, request)
 
 
