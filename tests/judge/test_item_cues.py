@@ -309,3 +309,13 @@ def test_a_restart_said_not_to_be_done_is_no_weak_signal(rubric: Rubric, text: s
     weak signal 'restarts the whole pool' for '不会上来就重启全池': the negation stood a few words before."""
     sig = next(s for s in rubric.weak_signals("incident") if s.id == "raise-seqs-or-restart")  # type: ignore[arg-type]
     assert match_cues(sig.cues, text, sentences(text)).found is found
+
+
+@pytest.mark.parametrize("text", ["I'd roll the canary back to the v1 build.", "We rolled the v2 image back at 10:20."])
+def test_rolling_something_back_is_a_rollback(rubric: Rubric, text: str) -> None:
+    """The translation probe's English happy-path incident answer ('roll the canary back to the previous image')
+    had no rollback where its Chinese twin (回滚) had one: flagged happy_path_only, 3 points under it."""
+    assert ticked(rubric, "incident", "lifecycle-recover", text)
+    common = next(i for i in rubric.common.evidence if i.id == "common-rollback")
+    said = text + " The trigger: TPOT p99 above 80 ms."
+    assert match_cues(common.cues, said, sentences(said)).found
