@@ -319,3 +319,11 @@ def test_rolling_something_back_is_a_rollback(rubric: Rubric, text: str) -> None
     common = next(i for i in rubric.common.evidence if i.id == "common-rollback")
     said = text + " The trigger: TPOT p99 above 80 ms."
     assert match_cues(common.cues, said, sentences(said)).found
+
+
+def test_which_in_a_statement_is_not_asking(rubric: Rubric) -> None:
+    """The translation probe's English capacity answer asked for nothing, yet was ticked for asking: 'the 12 GiB
+    non-KV peak … Weights, derived: 80e9 bytes, which is about 74.5 GiB'; its Chinese twin was not."""
+    said = "Given: a 12 GiB non-KV peak per rank. Weights, derived: 80e9 bytes, which is about 74.5 GiB."
+    assert not ticked(rubric, "capacity", "cap-ask-inputs", said)
+    assert ticked(rubric, "capacity", "cap-ask-inputs", "Which block size should I assume, and is the non-KV peak given?")
