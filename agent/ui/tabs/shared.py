@@ -52,6 +52,37 @@ class SessionPane:
     """The values `rerender` takes after the owner (`more`)."""
 
 
+@dataclass(frozen=True)
+class ResumeRow:
+    """A tab's row of its session's id, its owner's unfinished sessions (one picked resumes it), and Resume by
+    a pasted id (`resume_row`)."""
+
+    sid: gr.Textbox
+    unfinished: gr.Dropdown
+    resume_id: gr.Textbox
+    resume: gr.Button
+
+
+def resume_row(ctx: AppContext, prefix: str, *, resume_button_id: str) -> ResumeRow:
+    """Practice's and Co-pilot's `ResumeRow`, made inside the tab; ids `{prefix}-sid`, `{prefix}-unfinished`,
+    `{prefix}-resume-id` and `resume_button_id`."""
+    T = ctx.texts
+    with gr.Row():
+        sid = T(gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id=f"{prefix}-sid")
+        unfinished = T(
+            gr.Dropdown,
+            {"label": "ui.unfinished"},
+            choices=[],
+            value=None,
+            allow_custom_value=True,
+            scale=3,
+            elem_id=f"{prefix}-unfinished",
+        )
+        resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2, elem_id=f"{prefix}-resume-id")
+        resume = T(gr.Button, {"value": "ui.resume"}, scale=1, elem_id=resume_button_id)
+    return ResumeRow(sid, unfinished, resume_id, resume)
+
+
 def session_tab(ctx: AppContext, name: str, tab_id: str) -> gr.Tab:
     """A session tab (Practice, Co-pilot), named by the message `name` in the interface language (and again
     on each switch); its components are made inside `with session_tab(…):`."""

@@ -18,6 +18,7 @@ from agent.ui.tabs.shared import (
     override_score,
     plan_row,
     raw_session,
+    resume_row,
     session_tab,
 )
 from agent.util.messages import t
@@ -38,22 +39,11 @@ def build(ctx: AppContext) -> SessionPane:
         c_state = gr.State({})
         T(gr.Markdown, {"value": "ui.copilot_intro"})
         row = plan_row(ctx, c_state, "copilot", plan="capacity", ids=COPILOT_IDS)
-        with gr.Row():
-            c_sid = T(
-                gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="copilot-sid"
-            )
-            # the interviewer's unfinished co-pilot sessions: one picked resumes (as Practice's list does)
-            c_unfinished = T(
-                gr.Dropdown,
-                {"label": "ui.unfinished"},
-                choices=[],
-                value=None,
-                allow_custom_value=True,
-                scale=3,
-                elem_id="copilot-unfinished",
-            )
-            c_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2)
-            c_resume = T(gr.Button, {"value": "ui.resume"}, scale=1)
+        # the interviewer's unfinished co-pilot sessions: one picked resumes (as Practice's list does)
+        resuming = resume_row(ctx, "copilot", resume_button_id="copilot-resume")
+        c_sid, c_unfinished, c_resume_id, c_resume = (
+            resuming.sid, resuming.unfinished, resuming.resume_id, resuming.resume
+        )
         c_progress = gr.HTML("", elem_id="copilot-progress")
         c_question = gr.Markdown("", elem_id="copilot-question")
         c_waiting = gr.Markdown("", elem_id="copilot-waiting")

@@ -25,7 +25,7 @@ from agent.ui.tabs.practice.sessions import (
 from agent.ui.tabs.practice.speech import speak_question
 from agent.ui.tabs.recording import recorder
 from agent.ui.tabs.said import follow_switch
-from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, session_tab
+from agent.ui.tabs.shared import PlanIds, SessionPane, plan_row, raw_session, resume_row, session_tab
 
 SHOW_NEXT_JS = "async () => { if (window.coachShowNext) await window.coachShowNext(); }"
 """After Start, Resume, Send, Finish and Continue: on a narrow screen (a phone), the new question, or the
@@ -61,21 +61,10 @@ def build(ctx: AppContext) -> SessionPane:
                     gr.Button, {"value": "ui.retry_closed"}, visible=False, elem_id="banner-retry"
                 )
         row = plan_row(ctx, p_state, "practice", plan="concepts", ids=PRACTICE_IDS)
-        with gr.Row():
-            p_sid = T(
-                gr.Textbox, {"label": "ui.session_id"}, interactive=False, scale=2, elem_id="practice-sid"
-            )
-            p_unfinished = T(
-                gr.Dropdown,
-                {"label": "ui.unfinished"},
-                choices=[],
-                value=None,
-                allow_custom_value=True,
-                scale=3,
-                elem_id="practice-unfinished",
-            )
-            p_resume_id = T(gr.Textbox, {"label": "ui.resume_id"}, scale=2, elem_id="practice-resume-id")
-            p_resume = T(gr.Button, {"value": "ui.resume"}, scale=1, elem_id="resume")
+        resuming = resume_row(ctx, "practice", resume_button_id="resume")
+        p_sid, p_unfinished, p_resume_id, p_resume = (
+            resuming.sid, resuming.unfinished, resuming.resume_id, resuming.resume
+        )
         p_progress = gr.HTML("", elem_id="practice-progress")
         with gr.Row():
             with gr.Column(scale=3):
