@@ -8,7 +8,8 @@ effective scores (judge → override) and follows the language switch whole, as 
 Practice: the interviewer closes the plan's round and the self-check's first question is asked. Once the answer is saved
 the recorder is empty, and Transcribe says there is nothing recorded (issue 12: it pasted the saved answer again).
 Without a source index the status line says so with the first answer, not again on a refused Ask. After a
-reload, the unfinished session is listed by plan, interview language and date, and resumes when picked.
+reload, the unfinished session is listed by plan, interview language and date, and resumes when picked;
+Start while a session is under way asks first, and a cancel keeps it (and the answer being typed).
 
 Screenshots in $COACH_SCREENSHOTS (default <tmp>/coach-screenshots): 17a-copilot-answered-{lang},
 17b-copilot-accept-refused-{lang}, 17c-copilot-finished-{lang}, 18a-copilot-self-check-setup-{lang},
@@ -31,11 +32,11 @@ import pytest
 from agent.overrides import OverrideLog
 from agent.util.messages import t
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _interface, _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import WAIT_MS, _interface, _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Dialog, Page
 
 pytestmark = pytest.mark.browser
 
@@ -329,7 +330,17 @@ def test_copilot_self_check_box_adds_the_round_after_the_plan(
     lang: str,
 ) -> None:
     seen, sc = SEEN[lang], SELF_CHECK_SEEN[lang]
-    page = _open(browser, served)
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.set_default_timeout(WAIT_MS)
+    asked: list[str] = []  # the browser's confirm dialogs, each cancelled
+
+    def dismiss(d: Dialog) -> None:
+        asked.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dismiss)
+    page.goto(served.url)
+    page.locator("#start").wait_for()
     if lang == "zh":
         _interface(page, "zh")
     page.get_by_role("tab", name=seen["tab"]).click()
@@ -362,9 +373,25 @@ def test_copilot_self_check_box_adds_the_round_after_the_plan(
     assert page.locator("#copilot-record").is_enabled()
     _shot(page, screenshots, f"18b-copilot-self-check-question-{lang}")
 
+    # Start while it is under way asks first, in the interface language; cancel keeps it (issue 12: it was
+    # replaced without asking)
+    sid = page.locator("#copilot-sid :is(input, textarea)").input_value()
+    assert asked == []  # nothing under way at the first Start: nothing asked
+    page.locator("#copilot-answer textarea").fill(sc["answer"])  # being typed: kept with the session
+    page.locator("#copilot-start").click()
+    for _ in range(20):  # the dialog comes at the click; Playwright's events are run while it waits
+        if asked:
+            break
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(800)  # what the kept session's Start sends back has come
+    assert len(asked) == 1 and t("ui.confirm_replace", lang) == asked[0], asked
+    assert page.locator("#copilot-sid :is(input, textarea)").input_value() == sid
+    _shows(page, "#copilot-progress", sc["round2"])
+    _shows(page, "#copilot-question", sc["q1"])
+    assert page.locator("#copilot-answer textarea").input_value() == sc["answer"]
+
     # the unfinished session after a reload (a blind tester: only resume by id): listed by plan, interview
     # language and date, and picked, it resumes where it was
-    sid = page.locator("#copilot-sid :is(input, textarea)").input_value()
     page.reload()
     page.get_by_role("tab", name=seen["tab"]).click()
     page.locator("#copilot-unfinished input").click()

@@ -10,8 +10,9 @@ import gradio as gr
 
 from agent import graph
 from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.confirm import KEEP
 from agent.ui.tabs.copilot.screen import copilot_note, copilot_out
-from agent.ui.tabs.said import joined, paused, says
+from agent.ui.tabs.said import joined, paused, says, verbatim
 from agent.ui.tabs.shared import session_errors_noted, start_plan, unfinished_sessions
 
 
@@ -31,6 +32,8 @@ def start_copilot(
     `self_check` is ticked (as in Practice); a redo of `prev_sid`, a session of the interviewer's (its two
     weakest rounds asked again)."""
     ui = lang_of(ui_v)
+    if prev_sid == KEEP:  # the session under way kept (`confirm_js`)
+        return copilot_note(ctx, state, ui, verbatim(""), keep=None)
     spec = start_plan(plan, "capacity", prev_sid, self_check)
     if spec is None:
         return copilot_note(ctx, state, ui, says("ui.need_previous_pick"))
@@ -43,6 +46,8 @@ def resume_copilot(
     ctx: AppContext, sid: str, state: dict[str, Any], ui_v: str, owner_v: str | None, request: gr.Request
 ) -> list[Any]:
     ui = lang_of(ui_v)
+    if sid == KEEP:
+        return copilot_note(ctx, state, ui, verbatim(""), keep=None)
     back = graph.rejoin((sid or "").strip(), owner=ctx.owner_of(owner_v, request))
     note = joined(says("ui.resumed", sid=back.view.session_id), paused(back))
     return copilot_out(ctx, back.view, {}, ui, note=note)

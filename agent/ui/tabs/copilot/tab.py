@@ -7,6 +7,7 @@ from typing import Any
 import gradio as gr
 
 from agent.ui.context import AppContext
+from agent.ui.tabs.confirm import confirm_js
 from agent.ui.tabs.copilot.decisions import decision_labels, labels_after_step, picked_score
 from agent.ui.tabs.copilot.screen import CONTROLS, RERENDERED, decide_on_draft, rerender
 from agent.ui.tabs.copilot.sessions import list_unfinished_copilot, resume_copilot, start_copilot
@@ -133,17 +134,29 @@ def build(ctx: AppContext) -> SessionPane:
         "api_name": "copilot_list_unfinished",
         "show_progress": "hidden",
     }
+    # Start and Resume replace the session on screen: the browser asks first when one is under way (as
+    # Practice's do); the session to redo (the last input) or the id takes the answer "keep"
+    start_inputs = [row.plan, row.lang, c_state, *common, row.self_check, row.previous]
     row.start.click(
         bind(start_copilot),
-        [row.plan, row.lang, c_state, *common, row.self_check, row.previous],
+        start_inputs,
         outputs,
         api_name="start_copilot",
+        js=confirm_js("copilot", len(start_inputs) - 1),
     ).then(**listed)
     c_resume.click(
-        bind(resume_copilot), [c_resume_id, c_state, *common], outputs, api_name="resume_copilot"
+        bind(resume_copilot),
+        [c_resume_id, c_state, *common],
+        outputs,
+        api_name="resume_copilot",
+        js=confirm_js("copilot", 0),
     ).then(**listed)
     c_unfinished.select(
-        bind(resume_copilot), [c_unfinished, c_state, *common], outputs, api_name="copilot_resume_listed"
+        bind(resume_copilot),
+        [c_unfinished, c_state, *common],
+        outputs,
+        api_name="copilot_resume_listed",
+        js=confirm_js("copilot", 0),
     ).then(**listed)
     c_record.click(bind(record_answer), [c_answer, c_state, *common], outputs, api_name="record_answer")
     # last, the follow-up picked: the question started from it is that follow-up, edited or not

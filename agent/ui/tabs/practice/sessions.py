@@ -5,36 +5,16 @@ reload."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import gradio as gr
 
 from agent import graph
 from agent.ui.context import AppContext, lang_of
+from agent.ui.tabs.confirm import KEEP
 from agent.ui.tabs.practice.screen import practice_note, practice_out
 from agent.ui.tabs.said import joined, paused, says, verbatim
 from agent.ui.tabs.shared import session_errors_noted, start_plan, unfinished_sessions
-from agent.util.messages import t
-
-KEEP = "__keep__"
-"""What Start or Resume sends when the candidate chose to keep the session under way (`confirm_js`)."""
-
-
-def confirm_js(index: int) -> str:
-    """Before Start or Resume replaces a session under way (a session id shown, the progress not 'done'):
-    the browser's confirm, in the interface language; "keep" sends KEEP as the input at `index` (an
-    input that takes any value: Gradio checks a dropdown's value against its choices unless it allows
-    custom values, as the session to redo and the unfinished sessions do)."""
-    ask = {lang: t("ui.confirm_replace", lang) for lang in ("en", "zh")}
-    return (
-        "(...args) => { const sid = document.querySelector('#practice-sid :is(input, textarea)')?.value;"
-        " const done = document.querySelector('#practice-progress .coach-progress.done');"
-        " const zh = document.querySelector('#ui-language input[value=zh]')?.checked;"
-        f" const ask = zh ? {json.dumps(ask['zh'])} : {json.dumps(ask['en'])};"
-        f" if (sid && !done && !window.confirm(ask)) {{ args[{index}] = {json.dumps(KEEP)}; }}"
-        " return args; }"
-    )
 
 
 def remember(state: dict[str, Any]) -> str | None:

@@ -11,11 +11,11 @@ import gradio as gr
 
 from agent.ui.auth import browser_secret
 from agent.ui.context import AppContext
+from agent.ui.tabs.confirm import confirm_js
 from agent.ui.tabs.practice.answers import continue_round, finish_round, send_answer, transcribe_answer
 from agent.ui.tabs.practice.retry import cancel_retry, start_retry
 from agent.ui.tabs.practice.screen import answer_controls, rerender
 from agent.ui.tabs.practice.sessions import (
-    confirm_js,
     list_unfinished,
     remember,
     restore_practice,
@@ -188,10 +188,10 @@ def build(ctx: AppContext) -> SessionPane:
             bind(start_practice),
             [row.plan, row.lang, row.previous, p_state, *common, row.self_check],
             "start_practice",
-            confirm_js(2),
+            confirm_js("practice", 2),
         ),
         (p_continue, bind(continue_round), [p_state, *common], "continue_round", None),
-        (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice", confirm_js(0)),
+        (p_resume, bind(resume_practice), [p_resume_id, p_state, *common], "resume_practice", confirm_js("practice", 0)),
         (p_send, bind(send_answer), [p_answer, p_state, p_heard, *common], "send_answer", None),
         (p_finish, bind(finish_round), [p_state, *common], "finish_round", None),
     ]:
@@ -204,7 +204,7 @@ def build(ctx: AppContext) -> SessionPane:
         [p_unfinished, p_state, *common],
         outputs,
         api_name="resume_listed",
-        js=confirm_js(0),
+        js=confirm_js("practice", 0),
     )
     listed_resume.then(**listed, api_name="list_unfinished", show_progress="hidden")
     listed_resume.then(**show_next)
