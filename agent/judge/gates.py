@@ -172,6 +172,8 @@ def apply_gates(
         fn(g, ctx, b)
     for flag in sorted(ctx.flags):
         for dim, eff in (flag_effects.get(flag) or {}).items():
+            if eff.rounds is not None and ctx.checklist.round not in eff.rounds:
+                continue
             targets: tuple[Dimension, ...] = DIMENSIONS if dim == "all" else (dim,)
             for d in targets:
                 if eff.minus is not None:

@@ -117,10 +117,12 @@ class ScoringPolicy(_Strict):
 
 
 class FlagEffect(_Strict):
-    """What a flag does to one dimension: `minus` levels taken, then `cap` the highest score allowed."""
+    """What a flag does to one dimension: `minus` levels taken, then `cap` the highest score allowed; in the
+    `rounds` named, or in every round when none are."""
 
     cap: int | None = Field(default=None, ge=1, le=5)
     minus: int | None = Field(default=None, ge=1, le=4)
+    rounds: list[RoundId] | None = None
 
 
 FlagTarget = Literal["accuracy", "evidence", "tradeoffs", "validation", "communication", "all"]

@@ -511,3 +511,29 @@ def test_a_project_story_with_unbacked_figures_earns_no_tradeoffs_or_validation(
     assert "数字没有依据" in cap_text(story[0], "zh")
     other = assess_answer(rubric, "system-design", hero, "en")
     assert not any(c.startswith("unbacked_story") for dim in other.dimensions for c in dim.caps)
+
+
+def test_unlabelled_figures_cost_communication_in_the_capacity_round_only() -> None:
+    """The capacity round's communication is its figures' labels; elsewhere the flag is reported and costs no
+    communication (both labellers of the project answers of eval/graded/dev put their communication one above
+    where the minus left it, a22-project-medium-en among them)."""
+    from pathlib import Path
+
+    from agent.calibration.evaluation import load_graded_set
+
+    rubric = load_rubric()
+    dev = Path(__file__).parents[2] / "eval" / "graded" / "dev" / "a22.yaml"
+    a = next(x for x in load_graded_set(dev).answers if x.id == "a22-project-medium-en")
+    project = assess_answer(rubric, a.round, a.as_answer(), a.language)
+    assert "unlabeled_numbers" in project.flags
+    comm = next(d for d in project.dimensions if d.dimension == "communication")
+    assert not any("unlabeled_numbers" in c for c in comm.caps) and comm.score == 3, comm
+    sums = (
+        "Weights are about 75 GiB, so 19 GiB per rank. The KV budget is 41 GiB per rank after the reserve. "
+        "Each token takes 245,760 B of KV, a 4,000-token request 0.23 GiB per rank. So 180 requests at most, "
+        "a bound for KV alone. Then I would check the startup log's block count and load-test it in steps."
+    )
+    capacity = assess_answer(rubric, "capacity", sums, "en")
+    assert "unlabeled_numbers" in capacity.flags
+    comm = next(d for d in capacity.dimensions if d.dimension == "communication")
+    assert "unlabeled_numbers (-1)" in comm.caps, comm
