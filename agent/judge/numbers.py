@@ -16,8 +16,11 @@ from agent.judge.matching import Sentence, any_term
 from agent.judge.numerals import with_digits
 from agent.rubric.lexicon import Lexicon, NumberLabels
 
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/\-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)")
-"""A number; right after a Chinese character too ("约74.5GiB", "提升了3倍"), not inside a word or path."""
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.:/\-])(\d+(?:\.\d+)?[eE][+-]?\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:]*/)"
+)
+"""A number; right after a Chinese character too ("约74.5GiB", "提升了3倍"), in scientific notation ("9.83e8 字节"),
+not inside a word or path."""
 _MULTIPLIER = re.compile(r"\d(?:\.\d+)?\s*(?:x\b|×|倍|%|percent)", re.IGNORECASE)
 
 
@@ -53,12 +56,22 @@ _SHOWN = re.compile(r"\d\s*(?:[A-Za-z]{1,4}\s*)?[×x*/÷+−-]\s*[\d(][^=≈]{0,
 _MODEL_NAME = re.compile(
     r"\d+(\.\d+)?\s?B\b[\s-]*(左右|上下|级别|级|or so|-?ish)?\s*的?\s*(class|dense|moe|model|instruct|chat|base|checkpoint|ckpt|weights|稠密|模型|参数模型|的模型|权重"
     r"|的\s*(checkpoint|ckpt|权重)|on\s+(a|an|\d|h\d|a\d|l\d|b\d|mi\d)|跑在|量级"
-    r"|(参数|params?|parameters?)\s*的?\s*[\w-]{0,8}\s*(模型|model))"
+    r"|(参数|params?|parameters?)\s*的?\s*[\w-]{0,8}\s*(模型|model)|[\u4e00-\u9fff]{1,4}模型)"
     r"|\d+(\.\d+)?\s?B\s*[、,，/]?\s*(bf16|fp16|fp8|int8|int4)\b",
     re.I,
 )
-"""`an 8B-class instruct model`, `14B dense 模型`, `14B 左右的 dense 模型`, `a 70B on H100s`, `the 14B checkpoint`, `13B 参数的对话模型`: a model named by its size,
-not a quantity the candidate claims."""
+"""`an 8B-class instruct model`, `14B dense 模型`, `14B 左右的 dense 模型`, `a 70B on H100s`, `the 14B checkpoint`, `13B 参数的对话模型`,
+`一个 7B 的客服模型`: a model named by its size, not a quantity the candidate claims."""
+_SETTING_VERB = (
+    r"(capped at|set to|set at|lowered to|raised to|cut to|设为|设成|设置为|设到|调到|调成|调为|改成|改为|降到|提到|开到|限制在|限到)"
+)
+_SETTING = re.compile(
+    r"(--[a-z][a-z0-9-]+|\b[a-z][a-z0-9]*(?:_[a-z0-9]+){2,})\s*(=|:|：)?\s*(" + _SETTING_VERB + r"|at|to|of)?\s*~?$"
+    r"|\b[a-z][a-z0-9]*_[a-z0-9]+\s*(=|:|：)?\s*" + _SETTING_VERB + r"\s*~?$"
+)
+"""`max_model_len capped at 16k`, `--max-num-seqs 256`, `max_num_batched_tokens 调到 8192`, `block_size set to 32`: a
+setting the candidate chose, named by its config key (lower case; with one underscore only before a verb of setting,
+so a variable of a computation, `kv_rank = 41.4 GiB`, is no setting), not a quantity claimed."""
 _PLAN_SHARE = re.compile(
     r"(canary|灰度|traffic|流量|rollout|放量|切量|按|mixed in at|mix in at)\W{0,8}$"
     r"|^\s*%\s*(的)?\s*(of\s+)?(the\s+)?(canary|灰度|traffic|流量|rollout|requests|请求|比例|mix|ratio)",
@@ -194,9 +207,12 @@ _RESULT_LEAD = re.compile(
 )
 """How a sentence opens when it states the result of the computation before it ("That's 245,760 bytes")."""
 _RESTATED = re.compile(
-    r"[^\d.;。；]{0,16}?[,，(（]?\s*(which is|i\.e\.|that is|or|即|也就是|约合|合|=|≈)\s*(exactly|about|roughly|~|约)?\s*$", re.I
+    r"[^\d.;。；]{0,16}?[,，(（]?\s*(which is|i\.e\.|that is|or|即|也就是|就是|约合|合|=|≈)\s*(exactly|about|roughly|~|约)?\s*$"
+    r"|\s*(个\s*)?(tokens?|bytes?|字节|[kmgt]i?b)\s*[,，:：]\s*(就是|即|也就是|约合|合|=|≈)?\s*(exactly|about|roughly|around|~|约|大约)?\s*$",
+    re.I,
 )
-"""Between two quantities: the second restates the first in another unit ("245,760 bytes, which is exactly 240 KiB")."""
+"""Between two quantities: the second restates the first in another unit ("245,760 bytes, which is exactly 240 KiB",
+"4,000 tokens, 983,040,000 bytes, about 0.916 GiB", "4000 token，就是 9.83e8 字节，约 0.916 GiB")."""
 _BACK_REF = re.compile(
     r"\W*(both|each|those|these|that's|that is|this is|again|which are|which is|all (of )?(those|these|them|that|the above)"
     r"|all (derived|estimated|given|observed))\b"
@@ -225,7 +241,8 @@ _ALL_OF = re.compile(r"\s*%\s*of\b")
 def _not_a_claim(text: str, m: re.Match[str], v: float) -> bool:
     """A number in `text` that is no quantity the candidate claims: a plan's time box ("0–5 min", "first ~5
     min"), a PromQL range ("[5m]"), a rollout ramp or share ("10% → 50%", "10% canary", "100% of the pool"),
-    a model named by its size ("a 70B on H100s") or a GPU's memory in its name ("A100 80GB")."""
+    a model named by its size ("a 70B on H100s"), a GPU's memory in its name ("A100 80GB") or a setting named by
+    its config key ("max_model_len capped at 16k")."""
     start, end = m.start(), m.end()
     if (
         _TIME_BOX.match(text, start)
@@ -243,7 +260,11 @@ def _not_a_claim(text: str, m: re.Match[str], v: float) -> bool:
         or (v == 100.0 and _ALL_OF.match(text, end))
     ):
         return True
-    return bool(_MODEL_NAME.match(text, start) or _HARDWARE.search(text[max(0, start - 16) : start]))
+    return bool(
+        _MODEL_NAME.match(text, start)
+        or _HARDWARE.search(text[max(0, start - 16) : start])
+        or _SETTING.search(text[max(0, start - 48) : start])
+    )
 
 
 def numbers(

@@ -82,6 +82,41 @@ def test_a_time_box_is_not_a_claimed_quantity(lex: Lexicon) -> None:
     assert run_checks("incident", plan, lex).unlabeled_numbers == []
 
 
+def test_a_setting_named_by_its_key_and_a_model_named_by_its_size_are_no_claims(lex: Lexicon) -> None:
+    """Labelled absent by both labellers of a34 and a9 (eval/graded/dev): a config value the candidate chose and
+    "一个 7B 的客服模型" are not quantities that need a label; the same values claimed as results still do."""
+    settings = (
+        "We set max_model_len capped at 16k and --max-num-seqs 256, and max_num_batched_tokens 调到 8192. "
+        "我们测的是一个 7B 的客服模型。"
+    )
+    assert run_checks("project-experience", settings, lex).unlabeled_numbers == []
+    claims = "Requests went to 16k tokens and 256 ran at once; 吞吐到了 8192 tokens/s。"
+    assert len(run_checks("project-experience", claims, lex).unlabeled_numbers) >= 2
+    # one underscore names a setting only with a verb of setting: a computation's variables are claims
+    assert run_checks("project-experience", "We had block_size set to 32 and max_num_seqs=128.", lex).unlabeled_numbers == []
+    sums = "kv_rank = 41.37 GiB and w_rank = 18.63 GiB."
+    assert {"41.37", "18.63"} <= set(run_checks("capacity", sums, lex).unlabeled_numbers)
+
+
+def test_a_result_restated_in_other_units_keeps_its_label(lex: Lexicon) -> None:
+    """"4,000 tokens, 983,040,000 bytes, about 0.916 GiB" is one derived quantity (a35 in eval/graded/dev, labelled
+    without unlabeled_numbers by both labellers); two figures after a comma that restate nothing stay unlabelled."""
+    en = "A request is 3,000 + 1,000 = 4,000 tokens, 983,040,000 bytes, about 0.916 GiB."
+    zh = "一个 p95 请求 3000 + 1000 = 4000 token，就是 9.83e8 字节，约 0.916 GiB。"
+    for said in (en, zh):
+        found = run_checks("capacity", said, lex).numbers
+        assert [n.label for n in found] == ["derived"] * 3, found
+    apart = "We run 4 replicas, 30 requests each at 45 ms."
+    assert len(run_checks("capacity", apart, lex).unlabeled_numbers) >= 2
+
+
+def test_a_load_test_report_labels_its_figures_observed(lex: Lexicon) -> None:
+    said = "压测报告里，同样 16 并发下，吞吐从大约 900 token/s 到 1300 token/s，TTFT P95 从 800 ms 降到 450 ms 左右。"
+    assert run_checks("project-experience", said, lex).unlabeled_numbers == []
+    bare = "同样 16 并发下，吞吐从大约 900 token/s 到 1300 token/s，TTFT P95 从 800 ms 降到 450 ms 左右。"
+    assert len(run_checks("project-experience", bare, lex).unlabeled_numbers) >= 2
+
+
 def test_a_named_limit_or_verification_refutes_happy_path_only(lex: Lexicon) -> None:
     bounded = run_checks(
         "capacity",
