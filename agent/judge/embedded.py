@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from agent.contracts.checklist import Checks, ItemFinding, SignalFinding
 from agent.judge.base import Fill
 from agent.judge.checks import distinct
-from agent.judge.matching import Sentence, match_cues
+from agent.judge.matching import Sentence, match_cues, unprompted
 from agent.rubric.loader import Rubric
 from agent.rubric.model import Lang, RoundId
 
@@ -48,7 +48,9 @@ class EmbeddedJudge:
             items.append(ItemFinding(id=it.id, covered=m.found, quote=m.quote if m.found else None))
         strong = []
         for s in rubric.strong_signals(round_id):
-            m = match_cues(s.cues, answer, sents)
+            # a strong signal is what the candidate brought: a reply to a follow-up that asked for just that
+            # (its question names every group the signal needs) answers the question and is scored as its items
+            m = match_cues(s.cues, answer, unprompted(s.cues, sents))
             strong.append(
                 SignalFinding(id=s.id, kind="strong", present=m.found, quote=m.quote if m.found else None)
             )

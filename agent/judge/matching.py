@@ -319,6 +319,17 @@ def match_cues(cues: Cues, text: str, sents: Sequence[Sentence], window: int = 2
     return best
 
 
+def unprompted(cues: Cues, sents: Sequence[Sentence]) -> list[Sentence]:
+    """The sentences of `sents` whose question does not already name `cues.required` of the cues' groups: what
+    the candidate said of their own accord, not the reply to a question that asked for exactly that."""
+    led: dict[str, bool] = {}
+    for s in sents:
+        if s.question and s.question not in led:
+            q = s.question.lower()
+            led[s.question] = sum(1 for g in cues.groups if any_term(q, g)) >= cues.required
+    return [s for s in sents if not (s.question and led[s.question])]
+
+
 _WS = re.compile(r"\s+")
 
 

@@ -60,3 +60,26 @@ def test_a_weak_signal_is_in_the_candidates_own_words(rubric: Rubric) -> None:
     wrong = "Structured output acts as the tool authorization, so no other check is needed."
     ra = assess_answer(rubric, "system-design", Answer((AnswerTurn(wrong, prompt),)), "en")
     assert ra.checklist is not None and "structured-as-authz" in [w.id for w in ra.checklist.weak if w.present]
+
+
+def test_a_strong_signal_is_what_the_candidate_brought_not_what_the_follow_up_asked(rubric: Rubric) -> None:
+    """"The abort frees its blocks" said in the trace is the strong signal cancellation-lifecycle; said in reply to
+    "After the client disconnects, what evidence proves the KV is eventually freed?" it answers the question (its
+    items), and lifts no score as a distinction of its own (dev: a35-source-trace-filelist-en, validation 4 where
+    both labellers said 1-2)."""
+    from agent.judge.answer import Answer, AnswerTurn
+
+    prompt = "A streaming chat request with top_p, seed and logprobs=5 enters V1. Trace it."
+    follow_up = "After the client disconnects, what evidence proves the KV is eventually freed?"
+    trace = "The API server hands it to AsyncLLM, the scheduler runs it and the sampler samples."
+    said = "The server aborts the request in the engine and the scheduler frees its blocks back to the pool."
+
+    def strong(ans: Answer) -> set[str]:
+        ra = assess_answer(rubric, "source-trace", ans, "en")
+        assert ra.checklist is not None
+        return {s.id for s in ra.checklist.strong if s.present}
+
+    asked = Answer((AnswerTurn(trace, prompt), AnswerTurn(said, follow_up)))
+    brought = Answer((AnswerTurn(trace + " If the client leaves, " + said[0].lower() + said[1:], prompt),))
+    assert "cancellation-lifecycle" not in strong(asked)
+    assert "cancellation-lifecycle" in strong(brought)
