@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
+from agent.calibration.evaluation import GradedAnswer, load_graded_set
 from agent.contracts.checklist import Checks, Holistic, ItemFinding
 from agent.contracts.report import JudgeInfo
 from agent.judge.assessment import assess_answer
@@ -36,6 +38,12 @@ CONCEPTS_HAPPY = (
 @pytest.fixture(scope="module")
 def rubric() -> Rubric:
     return load_rubric()
+
+
+def _dev_answer(author: str, answer_id: str) -> GradedAnswer:
+    """One answer of eval/graded/dev/{author}.yaml, by its id."""
+    dev = Path(__file__).parents[2] / "eval" / "graded" / "dev" / f"{author}.yaml"
+    return next(x for x in load_graded_set(dev).answers if x.id == answer_id)
 
 
 def test_strong_beats_happy_path_and_happy_path_is_capped(rubric: Rubric) -> None:
@@ -377,13 +385,8 @@ def test_a_number_from_the_question_is_no_measured_claim() -> None:
 
 def test_a_plain_answer_covering_a_quarter_of_the_round_communicates_at_3() -> None:
     """Labelled 3 on communication by both of its labellers; the judge said 2 (1 of 7 process items)."""
-    from pathlib import Path
-
-    from agent.calibration.evaluation import load_graded_set
-
     rubric = load_rubric()
-    dev = Path(__file__).parents[2] / "eval" / "graded" / "dev" / "a13.yaml"
-    a = next(x for x in load_graded_set(dev).answers if x.id == "a13-incident-medium-zh")
+    a = _dev_answer("a13", "a13-incident-medium-zh")
     assert a.expected.scores["communication"] == (3, 3)
     ra = assess_answer(rubric, a.round, a.as_answer(), a.language)
     assert ra.scores["communication"] == 3, ra.dimensions
@@ -517,13 +520,8 @@ def test_unlabelled_figures_cost_communication_in_the_capacity_round_only() -> N
     """The capacity round's communication is its figures' labels; elsewhere the flag is reported and costs no
     communication (both labellers of the project answers of eval/graded/dev put their communication one above
     where the minus left it, a22-project-medium-en among them)."""
-    from pathlib import Path
-
-    from agent.calibration.evaluation import load_graded_set
-
     rubric = load_rubric()
-    dev = Path(__file__).parents[2] / "eval" / "graded" / "dev" / "a22.yaml"
-    a = next(x for x in load_graded_set(dev).answers if x.id == "a22-project-medium-en")
+    a = _dev_answer("a22", "a22-project-medium-en")
     project = assess_answer(rubric, a.round, a.as_answer(), a.language)
     assert "unlabeled_numbers" in project.flags
     comm = next(d for d in project.dimensions if d.dimension == "communication")
