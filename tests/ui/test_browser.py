@@ -17,7 +17,7 @@ from agent.overrides import OverrideLog
 from tests.ui.conftest import Served
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Dialog, Page
 
 pytestmark = pytest.mark.browser
 
@@ -52,10 +52,12 @@ def browser() -> Iterator[Browser]:
             b.close()
 
 
-def _open(browser: Browser, served: Served) -> Page:
+def _open(browser: Browser, served: Served, on_dialog: Callable[[Dialog], None] | None = None) -> Page:
+    """The app in a new browser context; the browser's dialogs go to `on_dialog`, else each is accepted ("leave
+    the session under way?": yes, as a person who clicked)."""
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(WAIT_MS)
-    page.on("dialog", lambda d: d.accept())  # "leave the session under way?": yes, as a person who clicked
+    page.on("dialog", on_dialog or (lambda d: d.accept()))
     page.goto(served.url)
     page.locator("#start").wait_for()
     return page

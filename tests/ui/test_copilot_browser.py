@@ -32,7 +32,7 @@ import pytest
 from agent.overrides import OverrideLog
 from agent.util.messages import t
 from tests.ui.conftest import Served
-from tests.ui.test_browser import WAIT_MS, _interface, _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
+from tests.ui.test_browser import _interface, _open, _shot, _shows, browser  # noqa: F401  (the module's browser)
 from tests.ui.test_practice_loop import _text
 
 if TYPE_CHECKING:
@@ -330,17 +330,13 @@ def test_copilot_self_check_box_adds_the_round_after_the_plan(
     lang: str,
 ) -> None:
     seen, sc = SEEN[lang], SELF_CHECK_SEEN[lang]
-    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    page.set_default_timeout(WAIT_MS)
     asked: list[str] = []  # the browser's confirm dialogs, each cancelled
 
     def dismiss(d: Dialog) -> None:
         asked.append(d.message)
         d.dismiss()
 
-    page.on("dialog", dismiss)
-    page.goto(served.url)
-    page.locator("#start").wait_for()
+    page = _open(browser, served, on_dialog=dismiss)
     if lang == "zh":
         _interface(page, "zh")
     page.get_by_role("tab", name=seen["tab"]).click()
