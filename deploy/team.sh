@@ -23,9 +23,11 @@
 #      replica starts: its report is in $TEAM_DIR/logs/import.log. Run again, it imports nothing twice.
 #   2. a Chroma server (`chroma run`) over $TEAM_DIR/chroma on 127.0.0.1:$CHROMA_PORT, and the vLLM
 #      source index built into it once (`interview index build`; --no-index skips it)
-#   3. the judge: --judge cpu (default) a pool of --replicas N (default 2) vLLM CPU servers behind
-#      vllm-router on 127.0.0.1:$JUDGE_PORT (python -m agent.judge.runtime --replicas N); --judge
-#      embedded starts none (the embedded judge scores)
+#   3. the judge: --judge cpu, a pool of --replicas N (default 2) vLLM CPU servers behind vllm-router on
+#      127.0.0.1:$JUDGE_PORT (python -m agent.judge.runtime --replicas N) serving JUDGE_MODEL, or without
+#      it SmolLM2-135M, a demonstration model (its scores check the setup, not the answers: the reports
+#      say so); --judge embedded starts none and the embedded judge scores. Default: cpu when
+#      JUDGE_MODEL is set, else embedded.
 #   4. two app replicas (python -m agent.ui) on 127.0.0.1:7861 and :7862 ($APP_PORTS), each with its own
 #      data dir ($TEAM_DIR/app-K) as on two machines, sharing INTERVIEW_DATABASE_URL, CHROMA_URL and
 #      JUDGE_BASE_URL
@@ -46,7 +48,7 @@ START_DIR="$PWD"
 cd "$(dirname "$0")/.."
 REPO="$PWD"
 
-JUDGE="${JUDGE:-cpu}"
+JUDGE="${JUDGE:-}"
 REPLICAS="${JUDGE_REPLICAS:-2}"
 BUILD_INDEX=1
 PROXY=1
@@ -67,6 +69,8 @@ while [ $# -gt 0 ]; do
     *) echo "team.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+# without a model of the user's the pool would serve the demonstration model: the embedded judge grades
+[ -n "$JUDGE" ] || { [ -n "${JUDGE_MODEL:-}" ] && JUDGE=cpu || JUDGE=embedded; }
 case "$JUDGE" in cpu|embedded) ;; *) echo "team.sh: --judge must be cpu or embedded" >&2; exit 2 ;; esac
 case "$REPLICAS" in ''|*[!0-9]*|0) echo "team.sh: --replicas must be a whole number >= 1" >&2; exit 2 ;; esac
 if [ -n "$IMPORT_FROM" ]; then
@@ -309,6 +313,11 @@ EOF
 umask 022
 echo "team ready: ${PROXY_URL:+$PROXY_URL (sticky proxy) → }${APP_URLS[*]}"
 echo "  Postgres 127.0.0.1:$PG_PORT, Chroma $CHROMA_URL, judge: ${JUDGE_BASE_URL:-embedded}${JUDGE_BASE_URL:+ ($REPLICAS behind vllm-router)}"
+if [ "$JUDGE" = embedded ]; then
+  echo "  the embedded judge scores (--judge cpu, or JUDGE_MODEL=<model folder>, starts a vLLM judge pool)"
+elif [ -z "${JUDGE_MODEL:-}" ]; then
+  echo "  the judge pool serves SmolLM2-135M, a demonstration model: its scores check the setup, not the answers"
+fi
 echo "  the same database and index from a shell: set -a; . $TEAM_DIR/team.env; set +a"
 
 # ---- run until a signal; the database and the index are needed by everyone

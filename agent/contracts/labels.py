@@ -11,7 +11,7 @@ import re
 
 from agent.contracts.report import Coverage, DimensionScore, JudgeInfo
 from agent.rubric.model import Lang
-from agent.util.messages import LANGS, MessageError, catalogue, colon, listed, t, then
+from agent.util.messages import LANGS, MessageError, catalogue, colon, listed, sentences, t, then
 
 Label = dict[Lang, tuple[str, str]]
 """language -> (display name, one-line explanation)."""
@@ -47,6 +47,10 @@ GATES: dict[str, Label] = _table("cap")
 JUDGES: dict[str, Label] = _table("judge")
 """The judge by its kind (`JudgeInfo.kind`): its model id, rubric version and hashes stay in the JSON."""
 
+DEMONSTRATION_MODELS = frozenset({"smollm2-135m-instruct"})
+"""Served names of models that show the vLLM judge's pipeline runs and do not grade (the CPU judge's default,
+SmolLM2-135M: 36 % in range on the test split, README "How good is the judge"): a report one scored says so."""
+
 _CAP = re.compile(
     r"^(?P<name>[A-Za-z0-9_]+|weak signal|misconception)(?: (?P<id>[a-z0-9-]+))? \((?P<how>≤|-)(?P<n>\d+)\)$"
 )
@@ -63,18 +67,31 @@ def judge_name(judge: JudgeInfo, lang: Lang) -> str:
     found = _label(JUDGES, judge.kind, lang)
     name = found[0] if found else judge.kind
     if judge.kind == "vllm" and judge.model:
-        model = judge.model.rstrip("/").rsplit("/", 1)[-1]
-        name = t("labels.text.judge_model", lang, name=name, model=model)
+        name = t("labels.text.judge_model", lang, name=name, model=_model(judge))
     return name
 
 
+def _model(judge: JudgeInfo) -> str:
+    """The model as served, without its organisation or folder."""
+    return (judge.model or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+def is_demonstration(judge: JudgeInfo) -> bool:
+    """A vLLM judge whose model only demonstrates the pipeline (`DEMONSTRATION_MODELS`)."""
+    return judge.kind == "vllm" and _model(judge).lower() in DEMONSTRATION_MODELS
+
+
 def judge_line(judge: JudgeInfo, lang: Lang) -> str:
-    """ "Name — what it does" for a judge (it follows a label: "Judge: …")."""
+    """ "Name — what it does" for a judge (it follows a label: "Judge: …"); a demonstration model's says
+    its scores check the setup, not the answer."""
     found = _label(JUDGES, judge.kind, lang)
     name = judge_name(judge, lang)
     if not found:
         return name
-    return then(name, found[1], lang)
+    line = then(name, found[1], lang)
+    if is_demonstration(judge):
+        line = sentences([line, t("labels.text.demonstration_model", lang, model=_model(judge))], lang)
+    return line
 
 
 def flag_name(flag: str, lang: Lang) -> str:

@@ -195,3 +195,25 @@ def test_several_caps_in_the_why_text_are_joined_as_each_language_joins_them() -
     assert zh.endswith("；".join(caps)) and "; " not in zh, zh
     en = why_text(ds, "en")
     assert en.endswith("Happy path only: at most 3; Wrong claim: 2 taken off"), en
+
+
+def test_a_demonstration_models_scores_are_named_a_check_of_the_setup() -> None:
+    """The CPU judge's default model (SmolLM2-135M) shows the vLLM pipeline runs and does not grade: a report
+    it scored says so after the judge's line, in both languages (seen: a strong capacity answer at 5/25 in
+    the team setup, whose report only named the model). Another model's line is the judge's alone."""
+    from agent.contracts.labels import DEMONSTRATION_MODELS, is_demonstration
+    from agent.judge.runtime.pins import SMOLLM2_SERVED_NAME
+
+    assert SMOLLM2_SERVED_NAME in DEMONSTRATION_MODELS
+    for model in (SMOLLM2_SERVED_NAME, f"/models/{SMOLLM2_SERVED_NAME.upper()}/"):
+        demo = JudgeInfo(kind="vllm", model=model, rubric_version="v")
+        assert is_demonstration(demo)
+        assert "demonstration model" in judge_line(demo, "en") and "JUDGE_MODEL" in judge_line(demo, "en")
+        assert "演示模型" in judge_line(demo, "zh") and "内置评分器" in judge_line(demo, "zh")
+    for info in (
+        JudgeInfo(kind="vllm", model="Qwen/Qwen2.5-7B-Instruct", rubric_version="v"),
+        JudgeInfo(kind="embedded", model=SMOLLM2_SERVED_NAME, rubric_version="v"),
+    ):
+        assert not is_demonstration(info)
+        assert judge_line(info, "en").endswith(JUDGES[info.kind]["en"][1])
+        assert "演示模型" not in judge_line(info, "zh")

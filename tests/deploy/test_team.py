@@ -76,7 +76,8 @@ def team_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         "PROXY_PORT": str(proxy),
         "STOP_GRACE_S": "15",
     }
-    for k in ("JUDGE", "JUDGE_BASE_URL", "JUDGE_REPLICAS", "INTERVIEW_DATABASE_URL", "CHROMA_URL"):
+    judge = ("JUDGE", "JUDGE_BASE_URL", "JUDGE_REPLICAS", "JUDGE_MODEL")
+    for k in (*judge, "INTERVIEW_DATABASE_URL", "CHROMA_URL"):
         env.pop(k, None)
     try:
         yield env
@@ -110,9 +111,11 @@ def _in_database(env: dict[str, str]) -> tuple[str | None, set[str]]:
     return (str(row[0]) if row else None), sids
 
 
-def _launch(env: dict[str, str], log: Path, *extra: str) -> subprocess.Popen[bytes]:
+def _launch(
+    env: dict[str, str], log: Path, *extra: str, judge: tuple[str, ...] = ("--judge", "embedded")
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [str(REPO / "deploy" / "team.sh"), "--judge", "embedded", "--no-index", *extra],
+        [str(REPO / "deploy" / "team.sh"), *judge, "--no-index", *extra],
         env=env,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
@@ -121,9 +124,11 @@ def _launch(env: dict[str, str], log: Path, *extra: str) -> subprocess.Popen[byt
     )
 
 
-def _start(env: dict[str, str], log: Path, *extra: str) -> subprocess.Popen[bytes]:
+def _start(
+    env: dict[str, str], log: Path, *extra: str, judge: tuple[str, ...] = ("--judge", "embedded")
+) -> subprocess.Popen[bytes]:
     """team.sh started with `extra` arguments, once it says it is ready."""
-    proc = _launch(env, log, *extra)
+    proc = _launch(env, log, *extra, judge=judge)
     deadline = time.monotonic() + 600
     while "team ready" not in log.read_text(errors="replace"):
         assert proc.poll() is None, log.read_text(errors="replace")
@@ -221,7 +226,10 @@ def test_team_imports_comes_up_is_sticky_stops_refuses_and_restarts(
     assert "refused" in text and "no app replica was started" in text, text
     assert not [p for p in _ports(team_env) if _open(p)], text
 
-    proc = _start(team_env, tmp_path / "run2.log")
+    # no --judge, no JUDGE_MODEL: the pool would serve the demonstration model; the embedded judge scores
+    proc = _start(team_env, tmp_path / "run2.log", judge=())
+    assert "the embedded judge scores" in (tmp_path / "run2.log").read_text(errors="replace")
+    assert "JUDGE_BASE_URL" not in (Path(team_env["TEAM_DIR"]) / "team.env").read_text()
     os.kill(proc.pid, signal.SIGKILL)  # team.sh alone: its children, each in its own group, stay
     proc.wait()
     assert _open(int(team_env["PG_PORT"])) and _open(int(team_env["APP_PORTS"].split()[0]))
