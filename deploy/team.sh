@@ -6,8 +6,8 @@
 #
 # It starts, each as a child in its own process group, and stops them all on SIGTERM / Ctrl-C:
 #   1. Postgres (Debian's postgresql binaries, /usr/lib/postgresql/*/bin): a cluster in
-#      $TEAM_DIR/pg (initdb once; as root the cluster belongs to the postgres user, in PG_DIR or its
-#      home when it cannot reach there), on 127.0.0.1:$PG_PORT, with two login roles
+#      $TEAM_DIR/pg (initdb once; as root the cluster belongs to the postgres user, in PG_DIR or, when
+#      it cannot reach $TEAM_DIR, in its home, one per TEAM_DIR), on 127.0.0.1:$PG_PORT, with two login roles
 #      (agent/db/migrations/postgres/0004_app_role.sql): `coach_owner` owns the database `coach` and
 #      its schema and runs `interview db migrate` (here, before the apps start); `coach`, the apps'
 #      role, is a member of `interview_app`, owns nothing and cannot change the schema nor rewrite the
@@ -164,15 +164,26 @@ if [ "$(id -u)" = 0 ]; then  # initdb and postgres refuse root: the cluster belo
   PG_USER="$(id -u postgres >/dev/null 2>&1 && echo postgres || echo nobody)"
   AS=(runuser -u "$PG_USER" --)
   mkdir -p "$PG"
-  # the data dir (owner-only) is out of that user's reach: the cluster goes to its home instead
+  # the data dir (owner-only) is out of that user's reach: the cluster goes to its home instead, one per
+  # TEAM_DIR (a cluster an earlier team.sh made there for every TEAM_DIR is kept by the one that has its
+  # password)
   if [ -z "${PG_DIR:-}" ] && ! runuser -u "$PG_USER" -- test -x "$PG"; then
-    PG="/var/lib/postgresql/vllm-interview-coach-team"
+    legacy="/var/lib/postgresql/vllm-interview-coach-team"
+    PG="$legacy-$(printf '%s' "$TEAM_DIR" | sha256sum | cut -c1-12)"
+    if [ ! -d "$PG" ] && [ -f "$legacy/data/PG_VERSION" ] && [ -f "$TEAM_DIR/pg-password" ]; then
+      PG="$legacy"
+    fi
   fi
   mkdir -p "$PG/run"
   chown "$PG_USER" "$PG" "$PG/run"
 fi
 mkdir -p "$PG/run"
 chmod 700 "$PG/run"
+if [ -f "$PG/data/PG_VERSION" ] && [ ! -f "$TEAM_DIR/pg-password" ]; then
+  fail "the Postgres cluster in $PG/data is not this TEAM_DIR's: $TEAM_DIR/pg-password, the apps' password \
+that was made with it, is missing. Use the TEAM_DIR that made it, set PG_DIR to a new folder, or remove \
+$PG/data to start an empty database"
+fi
 if [ ! -f "$PG/data/PG_VERSION" ]; then
   echo "team.sh: creating the Postgres cluster in $PG/data" >&2
   umask 077

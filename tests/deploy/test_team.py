@@ -248,3 +248,27 @@ def test_team_imports_comes_up_is_sticky_stops_refuses_and_restarts(
             "nginx is not installed (apt-get install nginx-light; scripts/system_deps.sh does it in CI): "
             "everything above passed but the sticky proxy, which was not checked"
         )
+
+
+def test_a_cluster_made_for_another_team_dir_is_named_and_left_alone(team_env: dict[str, str]) -> None:
+    """A Postgres cluster whose apps' password this TEAM_DIR does not have (seen: a second data dir on a
+    machine where team.sh, as root, had put the first one's cluster in the postgres user's home) stops
+    team.sh before anything starts, naming the cluster, the missing file and the ways out; it used to die
+    on `cat: …/pg-password: No such file or directory`."""
+    data = Path(team_env["PG_DIR"]) / "data"
+    data.mkdir(parents=True)
+    (data / "PG_VERSION").write_text("15\n")
+    r = subprocess.run(
+        [str(REPO / "deploy" / "team.sh"), "--judge", "embedded", "--no-index", "--no-proxy"],
+        env=team_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "No such file" not in r.stderr
+    said = " ".join(r.stderr.split())
+    assert f"the Postgres cluster in {data} is not this TEAM_DIR's" in said, said
+    assert f"{team_env['TEAM_DIR']}/pg-password" in said and "PG_DIR" in said
+    assert sorted(p.name for p in data.iterdir()) == ["PG_VERSION"]
+    assert not [p for p in _ports(team_env) if _open(p)]
