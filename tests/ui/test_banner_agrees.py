@@ -62,3 +62,37 @@ def test_the_banner_suggests_only_what_its_count_left_out(ui: str) -> None:
         else:
             suggested = said.split(add, 1)[1]
             assert suggested.startswith(ds.coverage.missing[0]), (ds.dimension, said)
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_banner_says_when_its_scores_are_not_a_grade(ui: str) -> None:
+    """The banner is the first thing a candidate reads after a round: scores a demonstration model gave
+    (seen: 5/25 for a strong capacity answer through the team's judge pool, with the caveat only in the report
+    further down), or scores the embedded judge gave because the configured judge failed, say so there too.
+    The usual judge's banner names no judge."""
+    from agent.contracts.report import JudgeInfo
+
+    rubric = default_rubric()
+    ra = assess_answer(rubric, "concepts", ANSWER, "en")
+    usual = views.round_banner_md(rubric, ra, "en", ui, last=False)  # type: ignore[arg-type]
+    judge = t("ui.judge", ui)  # type: ignore[arg-type]
+    assert judge not in usual
+    demo = ra.model_copy(
+        update={"judge": JudgeInfo(kind="vllm", model="smollm2-135m-instruct", rubric_version="v")}
+    )
+    md = views.round_banner_md(rubric, demo, "en", ui, last=False)  # type: ignore[arg-type]
+    assert judge in md and ("demonstration model" if ui == "en" else "演示模型") in md
+    fell = ra.model_copy(
+        update={
+            "judge": JudgeInfo(
+                kind="embedded", model="cues", rubric_version="v", fallback=True,
+                fallback_reason="the vLLM judge timed out",
+            )
+        }
+    )
+    md = views.round_banner_md(rubric, fell, "en", ui, last=False)  # type: ignore[arg-type]
+    assert t("report.fallback", ui) in md and "the vLLM judge timed out" in md  # type: ignore[arg-type]
+    real = ra.model_copy(
+        update={"judge": JudgeInfo(kind="vllm", model="Qwen2.5-7B-Instruct", rubric_version="v")}
+    )
+    assert judge not in views.round_banner_md(rubric, real, "en", ui, last=False)  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.contracts.flag_evidence import ABSENT, Evidence, flag_evidence
-from agent.contracts.labels import cap_text, flag_line
+from agent.contracts.labels import cap_text, flag_line, is_demonstration, judge_line
 from agent.contracts.report import RoundAssessment
 from agent.grading.render import same_passage
 from agent.package.labels import name as package_name
@@ -11,7 +11,7 @@ from agent.rubric.loader import Rubric
 from agent.rubric.model import DIMENSIONS, Dimension, Lang
 from agent.ui.views.insight import covered_ids, expected_items
 from agent.ui.views.text import bold_label, cut, dim_title, round_title, safe_md
-from agent.util.messages import listed, sentences, t
+from agent.util.messages import colon, listed, sentences, t
 
 QUOTE_CHARS = 180
 """A quote in the round banner is cut to this many characters."""
@@ -89,6 +89,19 @@ def retry_off(*, last: bool, by_finish: bool) -> str | None:
     return "ui.retry_off_finished" if last else "ui.retry_off_finish" if by_finish else None
 
 
+def judge_caveat(ra: RoundAssessment, ui: Lang) -> list[str]:
+    """Who scored the round, when its scores are not the configured judge's grade: a fallback (the configured
+    judge failed) or a demonstration model (its scores check the setup). Nothing for the usual judge."""
+    j = ra.judge
+    if j is None or not (j.fallback or is_demonstration(j)):
+        return []
+    out = [f"<sub>{t('ui.judge', ui)}{colon(ui)}{safe_md(judge_line(j, ui))}</sub>"]
+    if j.fallback:
+        why = safe_md(j.fallback_reason or "")
+        out.append(f"<sub><b>{t('report.fallback', ui)}</b>{colon(ui)}{why}</sub>")
+    return [*out, ""]
+
+
 def round_banner_md(
     rubric: Rubric,
     ra: RoundAssessment,
@@ -137,6 +150,7 @@ def round_banner_md(
     items = {i.id for i in expected_items(rubric, ra)}
     shown_items = len(items & set(covered_ids(ra)))
     out += [t("ui.banner_items", ui, covered=shown_items, total=len(items)), ""]
+    out += judge_caveat(ra, ui)
     if ra.flags:
         out.append(bold_label(t("ui.flags", ui), ui))
         for f in ra.flags:
