@@ -27,7 +27,7 @@ import psycopg
 import pytest
 
 from tests.deploy.test_compose import ADMIN_PASSWORD, ROOT, resolved_model, script_of
-from tests.postgres.cluster import Cluster, bin_dir
+from tests.postgres.cluster import Cluster, running
 
 pytestmark = pytest.mark.postgres
 
@@ -47,14 +47,8 @@ class PasswordCluster(Cluster):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[PasswordCluster]:
-    found = bin_dir()
-    if found is None:
-        pytest.skip("no Postgres server binaries (initdb, pg_ctl): apt-get install postgresql")
-    cluster = PasswordCluster(found)
-    try:
+    with running(PasswordCluster) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 SUPERUSER = "postgres"
 TEMPLATE = "migrated"
@@ -124,3 +127,22 @@ def _has_user(name: str) -> bool:
     except KeyError:
         return False
     return True
+
+
+C = TypeVar("C", bound=Cluster)
+
+
+@contextmanager
+def running(kind: type[C]) -> Iterator[C]:
+    """A server of `kind` for the length of a with-block, removed after; without the binaries the test
+    skips, saying how to install them."""
+    import pytest
+
+    found = bin_dir()
+    if found is None:
+        pytest.skip("no Postgres server binaries (initdb, pg_ctl): apt-get install postgresql")
+    server = kind(found)
+    try:
+        yield server
+    finally:
+        server.stop()

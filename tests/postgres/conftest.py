@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres.cluster import Cluster, bin_dir
+from tests.postgres.cluster import Cluster, running
 
 _N = itertools.count(1)
 
@@ -24,14 +24,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[Cluster]:
     pytest.importorskip("psycopg", reason="psycopg is not installed (scripts/bootstrap.sh installs it)")
-    bindir = bin_dir()
-    if bindir is None:
-        pytest.skip("no Postgres server binaries (initdb, pg_ctl): apt-get install postgresql")
-    c = Cluster(bindir)
-    try:
+    with running(Cluster) as c:
         yield c
-    finally:
-        c.stop()
 
 
 @pytest.fixture
