@@ -35,10 +35,11 @@ def build_app(services: Services | None = None, *, ui_lang: Lang = "en") -> gr.B
     T = Texts(ui_lang)
     with gr.Blocks(title=t("ui.app_title", ui_lang), analytics_enabled=False) as app:
         owner_state = gr.State(None)
-        browser_id = gr.BrowserState(None, storage_key="interview-coach-browser", secret=browser_secret())
-        # the interface language this browser chose last: a reload keeps it, on any replica, after a restart
-        # (the key every process shares, as the browser id's)
-        ui_saved = gr.BrowserState(None, storage_key="interview-coach-ui-language", secret=browser_secret())
+        # what the browser keeps is read with the key every process shares: on any replica, after a restart
+        shared = browser_secret()
+        browser_id = gr.BrowserState(None, storage_key="interview-coach-browser", secret=shared)
+        # the interface language this browser chose last: a reload keeps it
+        ui_saved = gr.BrowserState(None, storage_key="interview-coach-ui-language", secret=shared)
         report_state = gr.State(None)
         with gr.Row(equal_height=True):
             with gr.Column(scale=4):

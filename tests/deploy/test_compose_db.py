@@ -26,7 +26,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.deploy.test_compose import ADMIN_PASSWORD, ROOT, resolved_model, script_of
+from tests.deploy.test_compose import ADMIN_PASSWORD, ROOT, resolved, script_of  # noqa: F401  (the fixture)
 from tests.postgres.cluster import Cluster, running
 
 pytestmark = pytest.mark.postgres
@@ -51,15 +51,19 @@ def server() -> Iterator[PasswordCluster]:
         yield cluster
 
 
-@pytest.fixture(scope="module")
-def resolved() -> dict[str, Any]:
-    return resolved_model()
-
-
 def _here(url: str, server: Cluster) -> str:
     """A URL of the file, at this server: `postgres:5432` is its loopback port."""
     assert "@postgres:5432/" in url, url
     return url.replace("@postgres:5432/", f"@127.0.0.1:{server.port}/")
+
+
+def _env(service: dict[str, Any], server: Cluster, base: dict[str, str], **extra: str) -> dict[str, str]:
+    """A service's environment as the file resolves it, over `base`, with `extra`; its database URL (if
+    any) at this server."""
+    env = {**base, **service["environment"], **extra}
+    if "INTERVIEW_DATABASE_URL" in env:
+        env["INTERVIEW_DATABASE_URL"] = _here(env["INTERVIEW_DATABASE_URL"], server)
+    return env
 
 
 def _sh(script: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -70,35 +74,32 @@ def _sh(script: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProc
 
 @pytest.fixture(scope="module")
 def brought_up(
-    server: PasswordCluster, resolved: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+    server: PasswordCluster,
+    resolved: dict[str, Any],  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, Any]:
-    """The database as the file's steps leave it: init script, migrate, init. What each step printed."""
+    """The database as the file's steps leave it (init script, migrate, init): the index steps init ran,
+    the apps' URL, the first user, a data dir of the apps' own."""
     services = resolved["services"]
     tmp = tmp_path_factory.mktemp("compose-db")
     venv_bin = str(Path(sys.executable).parent)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("INTERVIEW_", "COACH_", "PG"))}
 
     # 1. the postgres image: its init scripts, as its superuser, over the local socket
-    pg_env = {
-        **base,
-        **services["postgres"]["environment"],
-        "PGHOST": str(server.root),
-        "PGPORT": str(server.port),
-        "PATH": f"{server.bindir}:{base['PATH']}",
-    }
+    pg_env = _env(
+        services["postgres"], server, base,
+        PGHOST=str(server.root), PGPORT=str(server.port), PATH=f"{server.bindir}:{base['PATH']}",
+    )
     init_sql = _sh(f"sh {ROOT / 'deploy' / 'postgres-init.sh'}", pg_env, tmp)
     assert init_sql.returncode == 0, init_sql.stderr
 
     # 2. migrate: the real `interview`, nothing mounted at /import
     empty = tmp / "import"
     empty.mkdir()
-    migrate_env = {
-        **base,
-        **services["migrate"]["environment"],
-        "PATH": f"{venv_bin}:{base['PATH']}",
-        "INTERVIEW_DATA_DIR": str(tmp / "migrate-data"),
-    }
-    migrate_env["INTERVIEW_DATABASE_URL"] = _here(migrate_env["INTERVIEW_DATABASE_URL"], server)
+    migrate_env = _env(
+        services["migrate"], server, base,
+        PATH=f"{venv_bin}:{base['PATH']}", INTERVIEW_DATA_DIR=str(tmp / "migrate-data"),
+    )
     migrate = _sh(script_of(services["migrate"]).replace("/import", str(empty)), migrate_env, tmp)
     assert migrate.returncode == 0, migrate.stdout + migrate.stderr
 
@@ -108,20 +109,15 @@ def brought_up(
     calls = tmp / "index-calls"
     (shim / "interview").write_text(f'#!/bin/sh\necho "$*" >> {calls}\n[ "$2" != status ] || exit 1\n')
     (shim / "interview").chmod(0o755)
-    init_env = {
-        **base,
-        **services["init"]["environment"],
-        "PATH": f"{shim}:{venv_bin}:{base['PATH']}",
-        "INTERVIEW_DATA_DIR": str(tmp / "init-data"),
-        "INTERVIEW_CACHE_DIR": str(tmp / "cache"),
-        "HF_HUB_OFFLINE": "1",
-    }
-    init_env["INTERVIEW_DATABASE_URL"] = _here(init_env["INTERVIEW_DATABASE_URL"], server)
+    init_env = _env(
+        services["init"], server, base,
+        PATH=f"{shim}:{venv_bin}:{base['PATH']}", INTERVIEW_DATA_DIR=str(tmp / "init-data"),
+        INTERVIEW_CACHE_DIR=str(tmp / "cache"), HF_HUB_OFFLINE="1",
+    )
     init = _sh(script_of(services["init"]), init_env, ROOT)
     assert init.returncode == 0, init.stdout + init.stderr
     app_url = _here(services["app-1"]["environment"]["INTERVIEW_DATABASE_URL"], server)
     return {
-        "migrate": migrate.stdout + migrate.stderr,
         "index": calls.read_text().splitlines(),
         "app_url": app_url,
         "admin": services["init"]["environment"]["COACH_ADMIN"],
